@@ -1,0 +1,317 @@
+; functions: declarations and generator declarations, ambient/overload signatures
+(function_declaration
+  name: (identifier) @name) @definition.function
+(generator_function_declaration
+  name: (identifier) @name) @definition.function
+(function_signature
+  name: (identifier) @name) @definition.function
+
+; functions assigned to variables: const f = () => ... / function ... (definition node = the variable_declarator)
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; classes: declarations, abstract classes, class expressions assigned to variables
+(class_declaration
+  name: (type_identifier) @name) @definition.class
+(abstract_class_declaration
+  name: (type_identifier) @name) @definition.class
+(variable_declarator
+  name: (identifier) @name
+  value: (class)) @definition.class
+
+; methods (class bodies only) and abstract method signatures
+(class_body
+  (method_definition
+    name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+(abstract_method_signature
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
+; class fields
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.field
+
+; interfaces and their members
+(interface_declaration
+  name: (type_identifier) @name) @definition.interface
+(interface_body
+  (property_signature
+    name: (property_identifier) @name) @definition.property)
+(interface_body
+  (method_signature
+    name: (property_identifier) @name) @definition.method)
+
+; type aliases and enums
+(type_alias_declaration
+  name: (type_identifier) @name) @definition.type
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+; namespaces / modules (namespace N {}, module M {}, declare module "m" {})
+(internal_module
+  name: [(identifier) (nested_identifier)] @name) @definition.module
+(module
+  name: [(identifier) (nested_identifier) (string)] @name) @definition.module
+
+; top-level variables: declarators directly under program or under export/declare (function/class values and require() are excluded)
+(program
+  (_
+    [(variable_declarator
+       name: (identifier) @name
+       value: [
+         (identifier) (number) (string) (template_string) (regex)
+         (true) (false) (null) (undefined) (this)
+         (super) (object) (array) (new_expression) (member_expression)
+         (subscript_expression) (binary_expression) (unary_expression) (update_expression) (ternary_expression)
+         (parenthesized_expression) (await_expression) (yield_expression) (assignment_expression) (augmented_assignment_expression)
+         (sequence_expression) (meta_property) (as_expression) (satisfies_expression) (non_null_expression)
+         (instantiation_expression) (type_assertion)
+         (call_expression function: (_) @_callee)])
+     (variable_declarator
+       name: (identifier) @name
+       !value)] @definition.variable)
+  (#not-eq? @_callee "require"))
+(program
+  (export_statement
+    declaration: (_
+      [(variable_declarator
+         name: (identifier) @name
+         value: [
+           (identifier) (number) (string) (template_string) (regex)
+           (true) (false) (null) (undefined) (this)
+           (super) (object) (array) (new_expression) (member_expression)
+           (subscript_expression) (binary_expression) (unary_expression) (update_expression) (ternary_expression)
+           (parenthesized_expression) (await_expression) (yield_expression) (assignment_expression) (augmented_assignment_expression)
+           (sequence_expression) (meta_property) (as_expression) (satisfies_expression) (non_null_expression)
+           (instantiation_expression) (type_assertion)
+           (call_expression function: (_) @_callee)])
+       (variable_declarator
+         name: (identifier) @name
+         !value)] @definition.variable))
+  (#not-eq? @_callee "require"))
+(program
+  (ambient_declaration
+    (_
+      [(variable_declarator
+         name: (identifier) @name
+         value: [
+           (identifier) (number) (string) (template_string) (regex)
+           (true) (false) (null) (undefined) (this)
+           (super) (object) (array) (new_expression) (member_expression)
+           (subscript_expression) (binary_expression) (unary_expression) (update_expression) (ternary_expression)
+           (parenthesized_expression) (await_expression) (yield_expression) (assignment_expression) (augmented_assignment_expression)
+           (sequence_expression) (meta_property) (as_expression) (satisfies_expression) (non_null_expression)
+           (instantiation_expression) (type_assertion)
+           (call_expression function: (_) @_callee)])
+       (variable_declarator
+         name: (identifier) @name
+         !value)] @definition.variable))
+  (#not-eq? @_callee "require"))
+(program
+  (export_statement
+    declaration: (ambient_declaration
+      (_
+        [(variable_declarator
+           name: (identifier) @name
+           value: [
+             (identifier) (number) (string) (template_string) (regex)
+             (true) (false) (null) (undefined) (this)
+             (super) (object) (array) (new_expression) (member_expression)
+             (subscript_expression) (binary_expression) (unary_expression) (update_expression) (ternary_expression)
+             (parenthesized_expression) (await_expression) (yield_expression) (assignment_expression) (augmented_assignment_expression)
+             (sequence_expression) (meta_property) (as_expression) (satisfies_expression) (non_null_expression)
+             (instantiation_expression) (type_assertion)
+             (call_expression function: (_) @_callee)])
+         (variable_declarator
+           name: (identifier) @name
+           !value)] @definition.variable)))
+  (#not-eq? @_callee "require"))
+
+; calls: plain, member (receiver = object expression), constructor calls via new
+(call_expression
+  function: (identifier) @name) @reference.call
+(call_expression
+  function: (member_expression
+    object: (_) @receiver
+    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+(new_expression
+  constructor: (identifier) @name) @reference.call
+(new_expression
+  constructor: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; inheritance: class extends (identifier or member expression); implements; interface extends
+(class_heritage
+  (extends_clause
+    value: [(identifier) (member_expression)] @name @reference.inherits))
+(implements_clause
+  [(type_identifier) (nested_type_identifier)] @name @reference.implements)
+(implements_clause
+  (generic_type
+    name: (_) @name @reference.implements))
+(extends_type_clause
+  type: [(type_identifier) (nested_type_identifier)] @name @reference.inherits)
+(extends_type_clause
+  type: (generic_type
+    name: (_) @name @reference.inherits))
+
+; imports: default, namespace, named, side-effect, import x = require()
+(import_statement
+  (import_clause
+    (identifier) @import.alias)
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause
+    (namespace_import
+      "*" @import.wildcard
+      (identifier) @import.alias))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (_) @import.name
+        alias: (identifier)? @import.alias)))
+  source: (string) @import.module) @import
+(import_statement
+  .
+  source: (string) @import.module) @import
+(import_statement
+  (import_require_clause
+    (identifier) @import.alias
+    source: (string) @import.module)) @import
+
+; re-exports: export { a, b as c } from "m", export * from "m", export * as ns from "m"
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @import.name
+      alias: (_)? @import.alias))
+  source: (string) @import.module) @import
+(export_statement
+  "*" @import.wildcard
+  source: (string) @import.module) @import
+(export_statement
+  (namespace_export
+    "*" @import.wildcard
+    (_) @import.alias)
+  source: (string) @import.module) @import
+
+; CommonJS: const x = require("m"); const { a, b: c } = require("m")
+([(lexical_declaration
+    (variable_declarator
+      name: (identifier) @import.alias
+      value: (call_expression
+        function: (identifier) @_require
+        arguments: (arguments . (string) @import.module .))))
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @import.alias
+      value: (call_expression
+        function: (identifier) @_require
+        arguments: (arguments . (string) @import.module .))))] @import
+  (#eq? @_require "require"))
+([(lexical_declaration
+    (variable_declarator
+      name: (object_pattern
+        (shorthand_property_identifier_pattern) @import.name)
+      value: (call_expression
+        function: (identifier) @_require
+        arguments: (arguments . (string) @import.module .))))
+  (variable_declaration
+    (variable_declarator
+      name: (object_pattern
+        (shorthand_property_identifier_pattern) @import.name)
+      value: (call_expression
+        function: (identifier) @_require
+        arguments: (arguments . (string) @import.module .))))] @import
+  (#eq? @_require "require"))
+([(lexical_declaration
+    (variable_declarator
+      name: (object_pattern
+        (pair_pattern
+          key: (property_identifier) @import.name
+          value: (identifier) @import.alias))
+      value: (call_expression
+        function: (identifier) @_require
+        arguments: (arguments . (string) @import.module .))))
+  (variable_declaration
+    (variable_declarator
+      name: (object_pattern
+        (pair_pattern
+          key: (property_identifier) @import.name
+          value: (identifier) @import.alias))
+      value: (call_expression
+        function: (identifier) @_require
+        arguments: (arguments . (string) @import.module .))))] @import
+  (#eq? @_require "require"))
+
+; type references in type positions (type_identifier, qualified ns.T as a whole, generic base name)
+(type_annotation [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(type_arguments [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(union_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(intersection_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(array_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(parenthesized_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(tuple_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(optional_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(rest_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(readonly_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(constraint [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(default_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(lookup_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(index_type_query [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(conditional_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(as_expression [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(satisfies_expression [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(type_alias_declaration value: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(function_type return_type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(constructor_type type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(type_predicate type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(mapped_type_clause type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+
+; identifier reads (positive contexts only: never definition names, callees, import names, parameters, assignment targets)
+(arguments (identifier) @name @reference.identifier)
+(variable_declarator value: (identifier) @name @reference.identifier)
+(assignment_expression right: (identifier) @name @reference.identifier)
+(augmented_assignment_expression right: (identifier) @name @reference.identifier)
+(return_statement (identifier) @name @reference.identifier)
+(expression_statement (identifier) @name @reference.identifier)
+(binary_expression (identifier) @name @reference.identifier)
+(unary_expression argument: (identifier) @name @reference.identifier)
+(update_expression argument: (identifier) @name @reference.identifier)
+(ternary_expression (identifier) @name @reference.identifier)
+(parenthesized_expression (identifier) @name @reference.identifier)
+(sequence_expression (identifier) @name @reference.identifier)
+(await_expression (identifier) @name @reference.identifier)
+(yield_expression (identifier) @name @reference.identifier)
+(spread_element (identifier) @name @reference.identifier)
+(array (identifier) @name @reference.identifier)
+(pair value: (identifier) @name @reference.identifier)
+(object (shorthand_property_identifier) @name @reference.identifier)
+(member_expression object: (identifier) @name @reference.identifier)
+(subscript_expression object: (identifier) @name @reference.identifier)
+(subscript_expression index: (identifier) @name @reference.identifier)
+(template_substitution (identifier) @name @reference.identifier)
+(for_in_statement right: (identifier) @name @reference.identifier)
+(throw_statement (identifier) @name @reference.identifier)
+(switch_case value: (identifier) @name @reference.identifier)
+(arrow_function body: (identifier) @name @reference.identifier)
+(export_statement value: (identifier) @name @reference.identifier)
+(decorator (identifier) @name @reference.identifier)
+(assignment_pattern right: (identifier) @name @reference.identifier)
+(as_expression (identifier) @name @reference.identifier)
+(satisfies_expression (identifier) @name @reference.identifier)
+(non_null_expression (identifier) @name @reference.identifier)
+(required_parameter value: (identifier) @name @reference.identifier)
+(optional_parameter value: (identifier) @name @reference.identifier)
+(public_field_definition value: (identifier) @name @reference.identifier)
+(enum_assignment value: (identifier) @name @reference.identifier)
+(type_query (identifier) @name @reference.identifier)
+(type_assertion (identifier) @name @reference.identifier)
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (identifier) @name @reference.identifier))
+  !source)

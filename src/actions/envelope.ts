@@ -1,0 +1,66 @@
+import type {
+  ActionName,
+  Envelope,
+  Provenance,
+  RepositoryState,
+  ResultHit,
+} from "../protocol/types.ts";
+import { readMeta } from "../store/target.ts";
+import type { Repository, Workspace } from "../workspace/workspace.ts";
+
+/** A fresh trace id for one request. */
+export function traceId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The generation and HEAD of each repository that answered. */
+export function repositoryStates(workspace: Workspace, repos: Repository[]): RepositoryState[] {
+  return repos.map((repo) => {
+    const state = workspace.withReader(repo, (db) => ({
+      generation: Number(readMeta(db, "generation") ?? "0"),
+      head: readMeta(db, "head") || null,
+    }));
+    return {
+      name: repo.name,
+      generation: state.value?.generation ?? 0,
+      head: state.value?.head ?? null,
+    };
+  });
+}
+
+/** Builds the SPEC §7 envelope. */
+export function envelope(options: {
+  action: ActionName;
+  results: ResultHit[];
+  provenance: Partial<Provenance> & Pick<Provenance, "backend" | "confidence">;
+  repositories: RepositoryState[];
+  limitations?: string[];
+  truncated?: boolean;
+  nextCursor?: string | null;
+  data?: unknown;
+}): Envelope {
+  return {
+    action: options.action,
+    results: options.results,
+    provenance: {
+      fresh: true,
+      fallback_used: false,
+      fallback_reason: null,
+      ...options.provenance,
+    },
+    repositories: options.repositories,
+    limitations: options.limitations ?? [],
+    truncated: options.truncated ?? false,
+    next_cursor: options.nextCursor ?? null,
+    trace_id: traceId(),
+    ...(options.data === undefined ? {} : { data: options.data }),
+  };
+}
+
+/** Lines `start..end` (1-based, inclusive) of a text, capped at `maxLines`. */
+export function sliceLines(text: string, start: number, end: number, maxLines = 40): string {
+  const lines = text.split("\n");
+  const last = Math.min(end, start + maxLines - 1, lines.length);
+  return lines.slice(Math.max(0, start - 1), last).join("\n");
+}

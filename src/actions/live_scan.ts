@@ -1,0 +1,82 @@
+import { join } from "node:path";
+import { codeTerms } from "../engine/tokenizer.ts";
+import { DEFAULT_EXCLUDES, isSecretName, walkHonouringGitignore } from "../indexer/inventory.ts";
+import { DEFAULT_MAX_FILE_SIZE } from "../indexer/settings.ts";
+import type { Repository } from "../workspace/workspace.ts";
+
+/** Bounds of the fallback scan: it answers quickly rather than completely. */
+export const LIVE_SCAN_LIMITS = { files: 5000, bytes: 32 * 1024 * 1024 };
+const WINDOW = 20;
+
+export interface LiveHit {
+  text: string;
+  candidate: {
+    repo: Repository;
+    chunkId: number;
+    path: string;
+    language: string | null;
+    startLine: number;
+    endLine: number;
+    kind: string;
+    symbolPath: string | null;
+    bm25: number;
+    score: number;
+    matchedShare: number;
+  };
+}
+
+/**
+ * Searches the working tree directly when the target is missing or damaged
+ * (SPEC §5): windows of lines scored by query-term hits. Approximate by design.
+ */
+export function liveScan(
+  repo: Repository,
+  options: { terms: string[]; limit: number; pathFilter: ((path: string) => boolean) | null },
+): LiveHit[] {
+  const termSet = new Set(options.terms);
+  const hits: LiveHit[] = [];
+  let files = 0;
+  let bytes = 0;
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  for (const path of walkHonouringGitignore(repo.root)) {
+    if (files >= LIVE_SCAN_LIMITS.files || bytes >= LIVE_SCAN_LIMITS.bytes) break;
+    const segments = path.split("/");
+    if (segments.some((s) => DEFAULT_EXCLUDES.has(s)) || isSecretName(segments.at(-1)!)) continue;
+    if (options.pathFilter && !options.pathFilter(path)) continue;
+    let text: string;
+    try {
+      const info = Deno.lstatSync(join(repo.root, path));
+      if (!info.isFile || info.size > DEFAULT_MAX_FILE_SIZE) continue;
+      const data = Deno.readFileSync(join(repo.root, path));
+      if (data.subarray(0, 8192).includes(0)) continue;
+      text = decoder.decode(data);
+      files++;
+      bytes += data.length;
+    } catch {
+      continue;
+    }
+    const lines = text.split("\n");
+    for (let start = 0; start < lines.length; start += WINDOW) {
+      const window = lines.slice(start, start + WINDOW).join("\n");
+      const found = new Set(codeTerms(window).filter((term) => termSet.has(term)));
+      if (found.size === 0) continue;
+      hits.push({
+        text,
+        candidate: {
+          repo,
+          chunkId: -1,
+          path,
+          language: null,
+          startLine: start + 1,
+          endLine: Math.min(lines.length, start + WINDOW),
+          kind: "text",
+          symbolPath: null,
+          bm25: 0,
+          score: found.size,
+          matchedShare: found.size / Math.max(1, termSet.size),
+        },
+      });
+    }
+  }
+  return hits.sort((a, b) => b.candidate.score - a.candidate.score).slice(0, options.limit * 3);
+}

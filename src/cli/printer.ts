@@ -1,0 +1,77 @@
+import type { Envelope } from "../protocol/types.ts";
+import type { RepositoryStatus } from "../actions/status.ts";
+import type { RefreshReport } from "../indexer/refresh.ts";
+
+/** Formats an envelope for a person: ripgrep-style `path:line: text` lines. */
+export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
+  const lines: string[] = [];
+  const prefix = (repo: string) => (multiRepo ? `${repo}/` : "");
+  switch (envelope.action) {
+    case "status": {
+      const data = envelope.data as { repositories: RepositoryStatus[] };
+      for (const repo of data.repositories) {
+        lines.push(`${repo.name}  ${repo.root}`);
+        lines.push(
+          `  state ${repo.state}  generation ${repo.generation}  head ${
+            repo.head?.slice(0, 12) ?? "-"
+          }`,
+        );
+        lines.push(
+          `  files ${repo.files}  chunks ${repo.chunks}  symbols ${repo.symbols}  relations ${repo.relations}  target ${
+            formatBytes(repo.target_bytes)
+          }`,
+        );
+        const languages = Object.entries(repo.languages).sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k} ${v}`).join(", ");
+        if (languages) lines.push(`  languages ${languages}`);
+        const skipped = Object.entries(repo.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
+        lines.push(`  skipped ${skipped || "none"}`);
+        lines.push(`  errors ${repo.errors.count}`);
+        for (const error of repo.errors.sample) {
+          lines.push(`    ${error.path}: ${error.stage}: ${error.message}`);
+        }
+        for (const limitation of repo.limitations) lines.push(`  limitation: ${limitation}`);
+      }
+      break;
+    }
+    case "refresh":
+    case "rebuild": {
+      const data = envelope.data as { reports: (RefreshReport & { name: string })[] };
+      for (const r of data.reports) {
+        const plan = Object.entries(r.plan).map(([k, v]) => `${k} ${v}`).join(", ");
+        lines.push(
+          `${r.name}: generation ${r.generation}${
+            r.changed ? " (changed)" : " (unchanged)"
+          }; ${plan}; ${r.errors} error(s); ${r.timings_ms.total} ms`,
+        );
+      }
+      break;
+    }
+    case "symbols":
+      for (const hit of envelope.results) {
+        lines.push(
+          `${prefix(hit.repo)}${hit.path}:${hit.start_line}: ${hit.kind} ${hit.symbol}${
+            hit.signature ? `  ${hit.signature}` : ""
+          }`,
+        );
+      }
+      break;
+    default:
+      for (const hit of envelope.results) {
+        const line = typeof hit.match_line === "number" ? hit.match_line : hit.start_line;
+        const text = hit.snippet.split("\n")[line - hit.start_line] ?? "";
+        lines.push(`${prefix(hit.repo)}${hit.path}:${line}: ${text.trim()}`);
+      }
+  }
+  for (const limitation of envelope.limitations) {
+    if (envelope.action !== "status") lines.push(`note: ${limitation}`);
+  }
+  if (envelope.provenance.fallback_used) lines.push(`note: ${envelope.provenance.fallback_reason}`);
+  return lines.join("\n");
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+  if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}

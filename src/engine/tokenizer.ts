@@ -1,0 +1,80 @@
+/**
+ * The code-aware tokenizer shared by indexing and querying (SPEC §8).
+ *
+ * Every identifier yields its compact lower-case form (`parseConfigFile`,
+ * `parse_config_file` and `parse-config-file` all give `parseconfigfile`) and,
+ * when it has several parts, each part (`parse`, `config`, `file`). Dotted and
+ * `::` paths yield the whole path compacted plus every segment. Digits split
+ * from letters. Short identifiers such as `os`, `id` and `io` are kept; single
+ * characters are not.
+ */
+
+const WORD = /[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|-)[\p{L}_$][\p{L}\p{N}_$]*)*|\p{N}+/gu;
+const PART = /\p{Lu}+(?![\p{Ll}])|\p{Lu}?\p{Ll}+|\p{Lu}|\p{N}+|[\p{L}]+/gu;
+
+/** Splits one identifier into its lower-case parts: `HTTPServer2Go` → `http`, `server`, `2`, `go`. */
+export function identifierParts(word: string): string[] {
+  const parts: string[] = [];
+  for (const segment of word.split(/[._$:\-]+/)) {
+    for (const match of segment.matchAll(PART)) parts.push(match[0].toLowerCase());
+  }
+  return parts;
+}
+
+/** Compact lower-case form of an identifier or path: separators removed. */
+export function compactIdentifier(word: string): string {
+  return word.replace(/[._$:\-]+/g, "").toLowerCase();
+}
+
+/** All index terms of a piece of text, in order of appearance (with repeats). */
+export function codeTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    pushWordTerms(match[0], terms);
+  }
+  return terms;
+}
+
+function pushWordTerms(word: string, terms: string[]): void {
+  const compact = compactIdentifier(word);
+  if (compact.length > 1 || /^\p{N}$/u.test(compact)) terms.push(compact);
+  const parts = identifierParts(word);
+  if (parts.length < 2) return;
+  for (const part of parts) {
+    if (part.length > 1 && part !== compact) terms.push(part);
+  }
+  // Dotted paths also index each segment's compact form (`os.path` → `path`).
+  if (/[.:]/.test(word)) {
+    for (const segment of word.split(/\.|::/)) {
+      const seg = compactIdentifier(segment);
+      if (seg.length > 1 && seg !== compact) terms.push(seg);
+    }
+  }
+}
+
+/** Words that carry no signal in a natural-language query. */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "a an and are as at be been but by can could did do does for from had has have how i if in " +
+    "into is it its me my no not of on or our so some such than that the their them then there " +
+    "these they this those to was we were what when where which while who why will with would you your " +
+    "should shall may might also just only very any all each use used using get gets like want"
+  ).split(" "),
+);
+
+/** Distinct query terms in first-seen order, stop words removed, at most `max`. */
+export function queryTerms(text: string, max = 64): string[] {
+  const seen = new Set<string>();
+  for (const term of codeTerms(text)) {
+    if (STOP_WORDS.has(term) || seen.has(term)) continue;
+    seen.add(term);
+    if (seen.size >= max) break;
+  }
+  return [...seen];
+}
+
+/** An FTS5 MATCH expression that ORs quoted terms; `null` when nothing is searchable. */
+export function ftsMatchExpression(terms: readonly string[]): string | null {
+  if (terms.length === 0) return null;
+  return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
+}

@@ -1,0 +1,459 @@
+/**
+ * Turns one parsed file into symbols, relations and chunks, driven by the
+ * language's query captures (`@definition.<kind>`, `@name`, `@doc`,
+ * `@reference.<kind>`, `@receiver`, `@import.*`). Runs inside parse Workers.
+ */
+import type { Node, Query, Tree } from "web-tree-sitter";
+import { type ChunkDefinition, chunkDefinitions, chunkText } from "../engine/chunker.ts";
+import { codeTerms } from "../engine/tokenizer.ts";
+import { sha256Hex, stableId } from "../engine/hash.ts";
+import type { ChunkRow, ParseOutput, RelationRow, SymbolRow } from "./parse_types.ts";
+import type { LanguageRules } from "./languages.ts";
+
+/** Bounds on the work done for one file; a cut is recorded as a diagnostic. */
+export const LIMITS = { relations: 50_000, symbols: 20_000, queryMicros: 10_000_000 };
+/** Share of the file inside ERROR nodes above which the parse is not trusted. */
+const MAX_ERROR_SHARE = 0.5;
+
+const CLASS_KINDS = new Set(["class", "interface", "struct", "trait", "enum", "module", "impl"]);
+const CALLABLE_KINDS = new Set(["function", "method"]);
+
+interface Definition {
+  node: Node;
+  nameNode: Node;
+  kind: string;
+  doc: string | null;
+  parent: Definition | null;
+  qualified: string;
+  id: string;
+  chunkStart: number;
+  children: Definition[];
+}
+
+interface Reference {
+  node: Node;
+  kind: string;
+  name: string;
+  receiver: string | null;
+  module: string | null;
+  alias: string | null;
+}
+
+/** Extracts everything the index stores for one file with structure. */
+export function extractStructure(options: {
+  tree: Tree;
+  query: Query;
+  text: string;
+  path: string;
+  rules: LanguageRules;
+}): ParseOutput {
+  const { tree, query, text, path, rules } = options;
+  const diagnostics: string[] = [];
+  const root = tree.rootNode;
+  let failed = false;
+  if (root.hasError) {
+    const errors = collectErrors(root);
+    diagnostics.push(
+      `syntax: ${errors.count} error node(s), first at line ${
+        errors.firstLine + 1
+      }; recovered the rest`,
+    );
+    failed = text.length > 0 && errors.bytes / text.length > MAX_ERROR_SHARE;
+  }
+  const matches = query.matches(root, { timeoutMicros: LIMITS.queryMicros });
+  const definitions = new Map<string, Definition>();
+  const references: Reference[] = [];
+  for (const match of matches) {
+    let outer: Node | null = null;
+    let outerName = "";
+    let nameNode: Node | null = null;
+    let receiver: Node | null = null;
+    let doc: Node | null = null;
+    let module: Node | null = null;
+    let importName: Node | null = null;
+    let alias: Node | null = null;
+    let wildcard = false;
+    for (const capture of match.captures) {
+      const name = capture.name;
+      if (name === "name") nameNode = capture.node;
+      else if (name === "receiver") receiver = capture.node;
+      else if (name === "doc") doc = capture.node;
+      else if (name === "import.module") module = capture.node;
+      else if (name === "import.name") importName = capture.node;
+      else if (name === "import.alias") alias = capture.node;
+      else if (name === "import.wildcard") wildcard = true;
+      else if (name === "import") (outer = capture.node, outerName = "import");
+      else if (name.startsWith("definition.") || name.startsWith("reference.")) {
+        outer = capture.node;
+        outerName = name;
+      }
+    }
+    if (!outer) continue;
+    if (outerName === "import") {
+      if (!module) continue;
+      const moduleText = stripQuotes(module.text);
+      references.push({
+        node: outer,
+        kind: "imports",
+        name: importName ? importName.text : wildcard ? "*" : moduleText,
+        receiver: null,
+        module: moduleText,
+        alias: alias ? alias.text : null,
+      });
+    } else if (outerName.startsWith("definition.")) {
+      if (!nameNode || nameNode.text === "") continue;
+      const key = `${outer.startIndex}:${outer.endIndex}`;
+      if (definitions.has(key)) continue;
+      definitions.set(key, {
+        node: outer,
+        nameNode,
+        kind: outerName.slice("definition.".length),
+        doc: doc ? firstSentence(doc.text) : null,
+        parent: null,
+        qualified: "",
+        id: "",
+        chunkStart: outer.startPosition.row,
+        children: [],
+      });
+    } else {
+      if (!nameNode) continue;
+      const refKind = outerName.slice("reference.".length);
+      references.push({
+        node: outer,
+        kind: refKind === "call"
+          ? "calls"
+          : refKind === "inherits" || refKind === "implements"
+          ? refKind
+          : "references",
+        name: nameNode.text,
+        receiver: receiver ? clip(receiver.text, 200) : null,
+        module: null,
+        alias: null,
+      });
+    }
+  }
+
+  const ordered = [...definitions.values()].sort((a, b) =>
+    a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex
+  );
+  if (ordered.length > LIMITS.symbols) {
+    diagnostics.push(`limit: kept the first ${LIMITS.symbols} of ${ordered.length} definitions`);
+    ordered.length = LIMITS.symbols;
+  }
+  const symbols = nameDefinitions(ordered, path, rules);
+  const relations = relationRows(references, ordered, diagnostics);
+  const chunks = structureChunks(text, path, ordered);
+  return { symbols, relations, chunks, diagnostics, failed };
+}
+
+/** Chunks a search-only text file. */
+export function extractText(
+  options: { text: string; path: string; chunking: "headings" | "lines" },
+): ParseOutput {
+  const lines = splitLines(options.text);
+  const ranges = chunkText(lines, options.chunking);
+  return {
+    symbols: [],
+    relations: [],
+    chunks: chunkRows(options.text, lines, options.path, ranges),
+    diagnostics: [],
+    failed: false,
+  };
+}
+
+function nameDefinitions(ordered: Definition[], path: string, rules: LanguageRules): SymbolRow[] {
+  const stack: Definition[] = [];
+  const module = moduleName(path, rules);
+  const ordinals = new Map<string, number>();
+  const rows: SymbolRow[] = [];
+  const kept: Definition[] = [];
+  for (const def of ordered) {
+    while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= def.node.startIndex) {
+      stack.pop();
+    }
+    const parent = stack.length > 0 ? stack[stack.length - 1] : null;
+    // Locals of functions are not symbols of the file.
+    if (
+      parent && CALLABLE_KINDS.has(parent.kind) && !CALLABLE_KINDS.has(def.kind) &&
+      !CLASS_KINDS.has(def.kind)
+    ) continue;
+    def.parent = parent;
+    if (def.kind === "function" && parent && CLASS_KINDS.has(parent.kind)) def.kind = "method";
+    const scope = parent ? parent.qualified : module;
+    def.qualified = scope ? `${scope}${rules.separator}${def.nameNode.text}` : def.nameNode.text;
+    const ordinalKey = `${def.qualified}\0${def.kind}`;
+    const ordinal = ordinals.get(ordinalKey) ?? 0;
+    ordinals.set(ordinalKey, ordinal + 1);
+    def.id = stableId([path, def.qualified, def.kind, ordinal]);
+    def.chunkStart = leadingStart(def.node);
+    if (parent) parent.children.push(def);
+    stack.push(def);
+    kept.push(def);
+    rows.push({
+      id: def.id,
+      name: def.nameNode.text,
+      qualified_name: def.qualified,
+      kind: def.kind,
+      start_line: def.node.startPosition.row + 1,
+      start_col: def.node.startPosition.column + 1,
+      end_line: def.node.endPosition.row + 1,
+      end_col: def.node.endPosition.column + 1,
+      signature: signatureOf(def.node),
+      doc: def.doc ?? precedingDoc(def.node),
+      parent_id: parent ? parent.id : null,
+      exported: isExported(def, rules),
+    });
+  }
+  ordered.length = 0;
+  ordered.push(...kept);
+  return rows;
+}
+
+function relationRows(
+  references: Reference[],
+  definitions: Definition[],
+  diagnostics: string[],
+): RelationRow[] {
+  references.sort((a, b) => a.node.startIndex - b.node.startIndex);
+  // A node captured as a call, import or base class is not also a plain reference.
+  const stronger = new Set(
+    references.filter((ref) => ref.kind !== "references").map((ref) =>
+      `${ref.node.startIndex}:${ref.node.endIndex}`
+    ),
+  );
+  const rows: RelationRow[] = [];
+  const seenReferences = new Set<string>();
+  const stack: Definition[] = [];
+  let next = 0;
+  for (const ref of references) {
+    const at = ref.node.startIndex;
+    while (next < definitions.length && definitions[next].node.startIndex <= at) {
+      const def = definitions[next++];
+      while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= def.node.startIndex) {
+        stack.pop();
+      }
+      stack.push(def);
+    }
+    while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= at) stack.pop();
+    const owner = stack.length > 0 ? stack[stack.length - 1] : null;
+    // A definition's own name is not a reference to it.
+    if (ref.kind === "references" && owner && owner.nameNode.startIndex === at) continue;
+    if (ref.kind === "references") {
+      if (stronger.has(`${ref.node.startIndex}:${ref.node.endIndex}`)) continue;
+      const key = `${owner?.id ?? ""}\0${ref.name}`;
+      if (seenReferences.has(key)) continue;
+      seenReferences.add(key);
+    }
+    if (rows.length >= LIMITS.relations) {
+      diagnostics.push(`limit: kept the first ${LIMITS.relations} relations`);
+      break;
+    }
+    rows.push({
+      kind: ref.kind,
+      from_symbol: owner ? owner.id : null,
+      target: clip(ref.name, 300),
+      receiver: ref.receiver,
+      module: ref.module,
+      alias: ref.alias,
+      start_line: ref.node.startPosition.row + 1,
+      start_col: ref.node.startPosition.column + 1,
+      end_line: ref.node.endPosition.row + 1,
+      end_col: ref.node.endPosition.column + 1,
+    });
+  }
+  return rows;
+}
+
+function structureChunks(text: string, path: string, definitions: Definition[]): ChunkRow[] {
+  const lines = splitLines(text);
+  const toChunkDefinition = (def: Definition): ChunkDefinition => {
+    const body = def.node.childForFieldName("body");
+    const breaks = body ? body.namedChildren.map((child) => child!.startPosition.row) : [];
+    return {
+      startLine: def.chunkStart,
+      endLine: def.node.endPosition.row,
+      bodyLine: body ? body.startPosition.row : def.node.startPosition.row,
+      symbolPath: def.qualified,
+      breaks,
+      children: def.children.map(toChunkDefinition),
+    };
+  };
+  const top = definitions.filter((def) => def.parent === null).map(toChunkDefinition);
+  const ranges = chunkDefinitions(lines.map((line) => line.length + 1), nonOverlapping(top));
+  return chunkRows(text, lines, path, ranges);
+}
+
+/** Siblings whose leading comments reach into the previous sibling are trimmed back. */
+function nonOverlapping(defs: ChunkDefinition[]): ChunkDefinition[] {
+  let previousEnd = -1;
+  for (const def of defs) {
+    if (def.startLine <= previousEnd) def.startLine = Math.min(previousEnd + 1, def.endLine);
+    previousEnd = def.endLine;
+    def.children = nonOverlapping(def.children);
+  }
+  return defs.filter((def, i) => i === 0 || def.startLine > defs[i - 1].endLine);
+}
+
+function chunkRows(
+  text: string,
+  lines: string[],
+  path: string,
+  ranges: ReturnType<typeof chunkText>,
+): ChunkRow[] {
+  const offsets: number[] = [0];
+  for (const line of lines) offsets.push(offsets[offsets.length - 1] + line.length + 1);
+  const ordinals = new Map<string, number>();
+  return ranges.map((range) => {
+    const startChar = offsets[range.startLine];
+    const endChar = Math.min(text.length, offsets[range.endLine + 1] - 1);
+    const chunkText = text.slice(startChar, endChar);
+    const pathKey = range.symbolPath ?? "";
+    const ordinal = ordinals.get(pathKey) ?? 0;
+    ordinals.set(pathKey, ordinal + 1);
+    const symbolTerms = range.symbolPath ? codeTerms(range.symbolPath).join(" ") + " " : "";
+    return {
+      chunk_key: stableId([path, pathKey, ordinal]),
+      start_line: range.startLine + 1,
+      end_line: range.endLine + 1,
+      start_byte: byteLength(text, 0, startChar),
+      end_byte: byteLength(text, 0, endChar),
+      kind: range.kind,
+      symbol_path: range.symbolPath,
+      content_hash: sha256Hex(chunkText).slice(0, 32),
+      terms: symbolTerms + codeTerms(chunkText).join(" "),
+    };
+  });
+}
+
+const encoder = new TextEncoder();
+function byteLength(text: string, start: number, end: number): number {
+  // ASCII fast path: most source files need no encoding.
+  const slice = text.slice(start, end);
+  // deno-lint-ignore no-control-regex
+  return /^[\x00-\x7f]*$/.test(slice) ? slice.length : encoder.encode(slice).length;
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** The module name of a file: `pkg/sub/mod.py` → `pkg.sub.mod`; `src/a.ts` → `src/a`. */
+export function moduleName(path: string, rules: LanguageRules): string {
+  const withoutExtension = path.replace(/\.[^./]+$/, "");
+  if (rules.module === "python") {
+    return withoutExtension.replace(/\/__init__$/, "").replace(/^__init__$/, "").split("/")
+      .join(".");
+  }
+  return withoutExtension;
+}
+
+/** The line where a definition's leading decorators, export keyword and doc comments start. */
+function leadingStart(node: Node): number {
+  let top = node;
+  while (
+    top.parent &&
+    /^(decorated_definition|export_statement|lexical_declaration|variable_declaration|ambient_declaration)$/
+      .test(top.parent.type) &&
+    top.parent.startPosition.row >= top.startPosition.row - 50
+  ) {
+    top = top.parent;
+  }
+  let start = top.startPosition.row;
+  let previous = top.previousSibling;
+  while (
+    previous && /comment|decorator/.test(previous.type) &&
+    previous.endPosition.row >= start - 1
+  ) {
+    start = previous.startPosition.row;
+    previous = previous.previousSibling;
+  }
+  return start;
+}
+
+function precedingDoc(node: Node): string | null {
+  let top = node;
+  while (
+    top.parent &&
+    /^(export_statement|lexical_declaration|decorated_definition)$/.test(top.parent.type)
+  ) {
+    top = top.parent;
+  }
+  const comments: string[] = [];
+  let previous = top.previousSibling;
+  let line = top.startPosition.row;
+  while (previous && previous.type.includes("comment") && previous.endPosition.row >= line - 1) {
+    comments.unshift(previous.text);
+    line = previous.startPosition.row;
+    previous = previous.previousSibling;
+  }
+  return comments.length > 0 ? firstSentence(comments.join("\n")) : null;
+}
+
+/** The first sentence of a comment or docstring, markers removed. */
+export function firstSentence(raw: string): string | null {
+  const cleaned = raw
+    .replace(/^\s*(\/\*\*?|\/\/+|#+|"""|'''|"|')/gm, "")
+    .replace(/(\*\/|"""|''')\s*$/gm, "")
+    .replace(/^\s*\*+ ?/gm, "")
+    .replace(/^\s*@\w+.*$/gm, "")
+    .trim();
+  if (cleaned === "") return null;
+  const paragraph = cleaned.split(/\n\s*\n/)[0].replace(/\s+/g, " ");
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(paragraph);
+  return clip(sentence ? sentence[1] : paragraph, 240);
+}
+
+function signatureOf(node: Node): string | null {
+  const body = node.childForFieldName("body") ?? node.childForFieldName("value");
+  const end = body && body.startIndex > node.startIndex ? body.startIndex : node.endIndex;
+  let text = node.text.slice(0, end - node.startIndex);
+  const firstLines = text.split("\n");
+  if (!body && firstLines.length > 1) text = firstLines[0];
+  text = text.replace(/\s+/g, " ").replace(/[\s{:=(]+$/, "").trim();
+  return text === "" ? null : clip(text, 240);
+}
+
+function isExported(def: Definition, rules: LanguageRules): boolean {
+  const name = def.nameNode.text;
+  if (rules.exported === "underscore") {
+    return !name.startsWith("_") || (name.startsWith("__") && name.endsWith("__"));
+  }
+  if (def.parent) {
+    return def.parent.kind !== "function" && !name.startsWith("#") &&
+      !/^\s*(private|protected)\b/.test(def.node.text);
+  }
+  for (let node: Node | null = def.node.parent, depth = 0; node && depth < 3; node = node.parent) {
+    if (node.type === "export_statement") return true;
+    depth++;
+  }
+  return false;
+}
+
+function collectErrors(root: Node): { count: number; bytes: number; firstLine: number } {
+  let count = 0;
+  let bytes = 0;
+  let firstLine = -1;
+  const stack: Node[] = [root];
+  while (stack.length > 0 && count < 10_000) {
+    const node = stack.pop()!;
+    if (node.isError || node.isMissing) {
+      count++;
+      bytes += node.endIndex - node.startIndex;
+      if (firstLine < 0 || node.startPosition.row < firstLine) firstLine = node.startPosition.row;
+      continue;
+    }
+    if (!node.hasError) continue;
+    for (const child of node.children) if (child) stack.push(child);
+  }
+  return { count, bytes, firstLine: Math.max(firstLine, 0) };
+}
+
+function stripQuotes(text: string): string {
+  return text.replace(/^['"`]|['"`]$/g, "");
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) : text;
+}

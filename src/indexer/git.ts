@@ -1,0 +1,89 @@
+/**
+ * The few git commands reconciliation needs. Repository configuration that
+ * could run a program (fsmonitor, external diff, textconv) is switched off:
+ * nothing in an indexed repository is ever executed.
+ */
+
+const SAFE_CONFIG = [
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.untrackedCache=false",
+  "-c",
+  "diff.external=",
+];
+
+async function git(root: string, args: string[]): Promise<Uint8Array | null> {
+  try {
+    const output = await new Deno.Command("git", {
+      args: [...SAFE_CONFIG, ...args],
+      cwd: root,
+      stdout: "piped",
+      stderr: "null",
+      env: { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+    }).output();
+    return output.success ? output.stdout : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `root` is inside a git work tree and git is installed. */
+export async function isGitWorkTree(root: string): Promise<boolean> {
+  const out = await git(root, ["rev-parse", "--is-inside-work-tree"]);
+  return out !== null && new TextDecoder().decode(out).trim() === "true";
+}
+
+/** The work tree's top-level directory, or null outside git. */
+export async function gitTopLevel(dir: string): Promise<string | null> {
+  const out = await git(dir, ["rev-parse", "--show-toplevel"]);
+  return out === null ? null : new TextDecoder().decode(out).trim();
+}
+
+/** HEAD's commit id, or null (no git, no commits). */
+export async function gitHead(root: string): Promise<string | null> {
+  const out = await git(root, ["rev-parse", "--verify", "-q", "HEAD"]);
+  const head = out === null ? "" : new TextDecoder().decode(out).trim();
+  return head === "" ? null : head;
+}
+
+/** Tracked plus untracked-not-ignored paths under `root`, or null without git. */
+export async function gitListFiles(root: string): Promise<string[] | null> {
+  // Paths come relative to `root` (the working directory), even below the top level.
+  const out = await git(root, ["ls-files", "-co", "--exclude-standard", "-z"]);
+  if (out === null) return null;
+  return new TextDecoder().decode(out).split("\0").filter((p) => p !== "");
+}
+
+/** Renames between two commits as new path → old path (`git diff --name-status -M`). */
+export async function gitRenames(
+  root: string,
+  from: string,
+  to: string,
+): Promise<Map<string, string>> {
+  const renames = new Map<string, string>();
+  const out = await git(root, [
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--name-status",
+    "-M",
+    "-z",
+    "--relative",
+    from,
+    to,
+  ]);
+  if (out === null) return renames;
+  const fields = new TextDecoder().decode(out).split("\0");
+  for (let i = 0; i < fields.length;) {
+    const status = fields[i];
+    if (status === "") break;
+    if (status.startsWith("R") || status.startsWith("C")) {
+      if (status.startsWith("R")) renames.set(fields[i + 2], fields[i + 1]);
+      i += 3;
+    } else {
+      i += 2;
+    }
+  }
+  return renames;
+}

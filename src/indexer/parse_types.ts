@@ -1,0 +1,89 @@
+/** Values that cross between the parse Workers and the writer. */
+
+export interface SymbolRow {
+  id: string;
+  name: string;
+  qualified_name: string;
+  kind: string;
+  start_line: number;
+  start_col: number;
+  end_line: number;
+  end_col: number;
+  signature: string | null;
+  doc: string | null;
+  parent_id: string | null;
+  exported: boolean;
+}
+
+export interface RelationRow {
+  kind: string;
+  from_symbol: string | null;
+  target: string;
+  receiver: string | null;
+  module: string | null;
+  alias: string | null;
+  start_line: number;
+  start_col: number;
+  end_line: number;
+  end_col: number;
+}
+
+export interface ChunkRow {
+  chunk_key: string;
+  start_line: number;
+  end_line: number;
+  start_byte: number;
+  end_byte: number;
+  kind: string;
+  symbol_path: string | null;
+  content_hash: string;
+  /** Space-separated code terms for FTS (symbol path terms first). */
+  terms: string;
+}
+
+/** What parsing one file yields: a broken file is diagnostics, never a throw. */
+export interface ParseOutput {
+  symbols: SymbolRow[];
+  relations: RelationRow[];
+  chunks: ChunkRow[];
+  diagnostics: string[];
+  /** True when the tree was too broken to trust: keep the last good rows instead. */
+  failed: boolean;
+}
+
+export interface ParseJob {
+  id: number;
+  root: string;
+  path: string;
+  language: string | null;
+  /** Stored content hash: an equal hash answers `unchanged` without parsing. */
+  knownHash: string | null;
+  maxFileSize: number;
+}
+
+export type ParseReply =
+  | { id: number; status: "unchanged"; hash: string; size: number; mtimeMs: number }
+  | { id: number; status: "skipped"; reason: SkipReason; message: string }
+  | { id: number; status: "failed"; stage: string; message: string }
+  | {
+    id: number;
+    status: "parsed";
+    hash: string;
+    size: number;
+    mtimeMs: number;
+    text: string;
+    lineCount: number;
+    capability: "graph" | "search";
+    output: ParseOutput;
+  };
+
+export type SkipReason =
+  | "default_exclude"
+  | "secret"
+  | "settings_exclude"
+  | "oversize"
+  | "binary"
+  | "not_utf8"
+  | "symlink_escape"
+  | "unreadable"
+  | "not_a_file";

@@ -1,0 +1,163 @@
+/**
+ * A parse Worker. Its only permission is reading the repository root (the
+ * grammar bytes arrive by message): it cannot write, run, or reach the network.
+ */
+/// <reference lib="deno.worker" />
+import { Language, Parser, Query } from "web-tree-sitter";
+import { join } from "node:path";
+import { sha256Hex } from "../engine/hash.ts";
+import { extractStructure, extractText } from "./extract.ts";
+import type { ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
+import type { LanguageRules } from "./languages.ts";
+
+export interface WorkerGrammar {
+  language: string;
+  wasm: Uint8Array;
+  query: string;
+  rules: LanguageRules;
+}
+
+export interface WorkerInit {
+  type: "init";
+  core: Uint8Array;
+  grammars: WorkerGrammar[];
+  textChunking: Record<string, "headings" | "lines">;
+}
+
+interface LoadedGrammar {
+  parser: Parser;
+  query: Query;
+  rules: LanguageRules;
+}
+
+let init: WorkerInit | null = null;
+let ready: Promise<void> | null = null;
+const loaded = new Map<string, Promise<LoadedGrammar>>();
+
+function grammarFor(language: string): Promise<LoadedGrammar> | null {
+  const spec = init?.grammars.find((g) => g.language === language);
+  if (!spec) return null;
+  let entry = loaded.get(language);
+  if (!entry) {
+    entry = (async () => {
+      const lang = await Language.load(spec.wasm);
+      const parser = new Parser();
+      parser.setLanguage(lang);
+      return { parser, query: new Query(lang, spec.query), rules: spec.rules };
+    })();
+    loaded.set(language, entry);
+  }
+  return entry;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+async function parseFile(job: ParseJob): Promise<ParseReply> {
+  const full = join(job.root, job.path);
+  let bytes: Uint8Array;
+  let mtimeMs = 0;
+  try {
+    const info = Deno.statSync(full);
+    if (!info.isFile) return skipped(job, "not_a_file", "not a regular file");
+    if (info.size > job.maxFileSize) {
+      return skipped(
+        job,
+        "oversize",
+        `${info.size} bytes exceeds max_file_size ${job.maxFileSize}`,
+      );
+    }
+    mtimeMs = Math.trunc(info.mtime?.getTime() ?? 0);
+    bytes = Deno.readFileSync(full);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      return skipped(job, "symlink_escape", "outside the repository root");
+    }
+    return skipped(job, "unreadable", (error as Error).message);
+  }
+  if (bytes.length > job.maxFileSize) {
+    return skipped(
+      job,
+      "oversize",
+      `${bytes.length} bytes exceeds max_file_size ${job.maxFileSize}`,
+    );
+  }
+  const hash = sha256Hex(bytes);
+  if (job.knownHash === hash) {
+    return { id: job.id, status: "unchanged", hash, size: bytes.length, mtimeMs };
+  }
+  if (bytes.subarray(0, 8192).includes(0)) {
+    return skipped(job, "binary", "NUL byte in the first 8 KiB");
+  }
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return skipped(job, "not_utf8", "not valid UTF-8");
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lineCount = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  const grammar = job.language ? grammarFor(job.language) : null;
+  if (grammar) {
+    const { parser, query, rules } = await grammar;
+    const tree = parser.parse(text);
+    if (!tree) {
+      return { id: job.id, status: "failed", stage: "parse", message: "parser gave no tree" };
+    }
+    try {
+      const output = extractStructure({ tree, query, text, path: job.path, rules });
+      return {
+        id: job.id,
+        status: "parsed",
+        hash,
+        size: bytes.length,
+        mtimeMs,
+        text,
+        lineCount,
+        capability: "graph",
+        output,
+      };
+    } finally {
+      tree.delete();
+    }
+  }
+  const chunking = (job.language && init?.textChunking[job.language]) || "lines";
+  const output = extractText({ text, path: job.path, chunking });
+  return {
+    id: job.id,
+    status: "parsed",
+    hash,
+    size: bytes.length,
+    mtimeMs,
+    text,
+    lineCount,
+    capability: "search",
+    output,
+  };
+}
+
+function skipped(job: ParseJob, reason: SkipReason, message: string): ParseReply {
+  return { id: job.id, status: "skipped", reason, message };
+}
+
+self.onmessage = async (event: MessageEvent<WorkerInit | ParseJob>) => {
+  const message = event.data;
+  if ("type" in message && message.type === "init") {
+    init = message;
+    ready = Parser.init({ wasmBinary: message.core });
+    return;
+  }
+  const job = message as ParseJob;
+  try {
+    await ready;
+    self.postMessage(await parseFile(job));
+  } catch (error) {
+    self.postMessage(
+      {
+        id: job.id,
+        status: "failed",
+        stage: "parse",
+        message: (error as Error)?.message ?? String(error),
+      } satisfies ParseReply,
+    );
+  }
+};

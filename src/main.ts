@@ -1,0 +1,34 @@
+/** Entry point: `sextant query|daemon|mcp …` (also what `deno task compile` builds). */
+import { queryCommand } from "./cli/query.ts";
+
+const USAGE = `usage: sextant <command> [args]
+
+commands:
+  query <action> [args]   run one action (search, symbols, status, refresh, rebuild)
+  <action> [args]         shorthand for 'query <action>'
+  daemon                  the Unix-socket JSON-RPC daemon (not built yet: see issue 'The daemon')
+  mcp                     MCP server over stdio (not built yet)`;
+
+const ACTIONS = new Set(["search", "symbols", "status", "refresh", "rebuild"]);
+
+async function main(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === "query") return await queryCommand(rest);
+  if (command && ACTIONS.has(command)) return await queryCommand(args);
+  if (command === "daemon" || command === "mcp") {
+    console.error(`sextant: '${command}' is not available in this build yet`);
+    return 2;
+  }
+  (command === "--help" || command === "-h" ? console.log : console.error)(USAGE);
+  return command === "--help" || command === "-h" ? 0 : 2;
+}
+
+// A closed pipe (`sextant search x | head`) is a normal end, not an error.
+globalThis.addEventListener("unhandledrejection", (event) => {
+  if (event.reason instanceof Deno.errors.BrokenPipe) {
+    event.preventDefault();
+    Deno.exit(0);
+  }
+});
+
+Deno.exit(await main(Deno.args));

@@ -1,0 +1,223 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { StoredFile } from "../engine/plan.ts";
+import type { ParseOutput } from "../indexer/parse_types.ts";
+import { readMeta, writeMeta } from "./target.ts";
+
+export interface FileRecord {
+  path: string;
+  fingerprintKey: string;
+  contentHash: string;
+  size: number;
+  mtimeMs: number;
+  language: string | null;
+  parser: string;
+  capability: "graph" | "search";
+  lineCount: number;
+  text: string;
+  output: ParseOutput;
+}
+
+/**
+ * The single writer of a target. Every change of one refresh happens inside
+ * one transaction, so readers see either the old generation or the new one.
+ */
+export class TargetWriter {
+  readonly #db: DatabaseSync;
+  readonly #statements: Record<string, StatementSync>;
+  #open = false;
+  changed = false;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    const prepare = (sql: string) => db.prepare(sql);
+    this.#statements = {
+      deleteFile: prepare("DELETE FROM source_files WHERE path = ?"),
+      insertFile: prepare(
+        `INSERT INTO source_files(path, fingerprint, content_hash, size, mtime_ms, language, parser,
+          capability, line_count, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertChunk: prepare(
+        `INSERT INTO source_chunks(chunk_key, file_id, start_line, end_line, start_byte, end_byte,
+          kind, symbol_path, content_hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertFts: prepare("INSERT INTO source_chunks_fts(rowid, terms, path) VALUES (?, ?, ?)"),
+      insertSymbol: prepare(
+        `INSERT OR REPLACE INTO code_symbols(id, file_id, name, qualified_name, kind, start_line,
+          start_col, end_line, end_col, signature, doc, parent_id, exported)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertRelation: prepare(
+        `INSERT INTO code_relations(file_id, kind, from_symbol, target, receiver, module, alias,
+          start_line, start_col, end_line, end_col) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      touch: prepare("UPDATE source_files SET size = ?, mtime_ms = ? WHERE path = ?"),
+      upsertError: prepare(
+        `INSERT INTO index_errors(path, stage, message, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(path) DO UPDATE SET stage = excluded.stage, message = excluded.message,
+         last_seen = excluded.last_seen`,
+      ),
+      clearError: prepare("DELETE FROM index_errors WHERE path = ?"),
+    };
+  }
+
+  /** Takes the write lock (single-flight across processes) and opens the transaction. */
+  begin(): void {
+    this.#db.exec("BEGIN IMMEDIATE");
+    this.#open = true;
+  }
+
+  /** The stored state of every file, for planning. */
+  storedFiles(): Map<string, StoredFile> {
+    const rows = this.#db.prepare(
+      "SELECT path, size, mtime_ms, content_hash, fingerprint FROM source_files",
+    ).all() as {
+      path: string;
+      size: number;
+      mtime_ms: number;
+      content_hash: string;
+      fingerprint: string;
+    }[];
+    return new Map(rows.map((row) => [row.path, {
+      size: row.size,
+      mtimeMs: row.mtime_ms,
+      contentHash: row.content_hash,
+      fingerprintKey: row.fingerprint.slice(row.fingerprint.indexOf(":") + 1),
+    }]));
+  }
+
+  /** Paths that currently have an `index_errors` row. */
+  errorPaths(): Set<string> {
+    const rows = this.#db.prepare("SELECT path FROM index_errors").all() as { path: string }[];
+    return new Set(rows.map((row) => row.path));
+  }
+
+  /** Replaces every row owned by one file. */
+  replaceFile(record: FileRecord): void {
+    this.#db.exec("SAVEPOINT file");
+    try {
+      this.#replaceFileRows(record);
+      this.#db.exec("RELEASE file");
+    } catch (error) {
+      this.#db.exec("ROLLBACK TO file");
+      this.#db.exec("RELEASE file");
+      throw error;
+    }
+    this.changed = true;
+  }
+
+  #replaceFileRows(record: FileRecord): void {
+    const s = this.#statements;
+    s.deleteFile.run(record.path);
+    const fileId = Number(
+      s.insertFile.run(
+        record.path,
+        `${record.contentHash}:${record.fingerprintKey}`,
+        record.contentHash,
+        record.size,
+        record.mtimeMs,
+        record.language,
+        record.parser,
+        record.capability,
+        record.lineCount,
+        record.text,
+      ).lastInsertRowid,
+    );
+    for (const chunk of record.output.chunks) {
+      const chunkId = s.insertChunk.run(
+        chunk.chunk_key,
+        fileId,
+        chunk.start_line,
+        chunk.end_line,
+        chunk.start_byte,
+        chunk.end_byte,
+        chunk.kind,
+        chunk.symbol_path,
+        chunk.content_hash,
+        null,
+      ).lastInsertRowid;
+      s.insertFts.run(chunkId, chunk.terms, record.path.replace(/[/._-]+/g, " "));
+    }
+    for (const symbol of record.output.symbols) {
+      s.insertSymbol.run(
+        symbol.id,
+        fileId,
+        symbol.name,
+        symbol.qualified_name,
+        symbol.kind,
+        symbol.start_line,
+        symbol.start_col,
+        symbol.end_line,
+        symbol.end_col,
+        symbol.signature,
+        symbol.doc,
+        symbol.parent_id,
+        symbol.exported ? 1 : 0,
+      );
+    }
+    for (const relation of record.output.relations) {
+      s.insertRelation.run(
+        fileId,
+        relation.kind,
+        relation.from_symbol,
+        relation.target,
+        relation.receiver,
+        relation.module,
+        relation.alias,
+        relation.start_line,
+        relation.start_col,
+        relation.end_line,
+        relation.end_col,
+      );
+    }
+  }
+
+  /** Removes a file and, by cascade, its chunks, FTS rows, symbols and relations. */
+  deleteFile(path: string): void {
+    this.#statements.deleteFile.run(path);
+    this.#statements.clearError.run(path);
+    this.changed = true;
+  }
+
+  /** Records new stat data for a file whose bytes did not change. */
+  touchFile(path: string, size: number, mtimeMs: number): void {
+    this.#statements.touch.run(size, mtimeMs, path);
+  }
+
+  recordError(path: string, stage: string, message: string): void {
+    const now = new Date().toISOString();
+    this.#statements.upsertError.run(path, stage, message.slice(0, 1000), now, now);
+  }
+
+  clearError(path: string): void {
+    this.#statements.clearError.run(path);
+  }
+
+  /** Commits; bumps `generation` only when content changed. Returns the generation. */
+  commit(
+    meta: { head: string | null; settingsHash: string; extra: Record<string, string> },
+  ): number {
+    let generation = Number(readMeta(this.#db, "generation") ?? "0");
+    const headChanged = (readMeta(this.#db, "head") ?? "") !== (meta.head ?? "");
+    if (this.changed || headChanged) {
+      if (this.changed) generation++;
+      writeMeta(this.#db, "generation", generation);
+      writeMeta(this.#db, "head", meta.head ?? "");
+      writeMeta(this.#db, "settings_hash", meta.settingsHash);
+      writeMeta(this.#db, "committed_at", new Date().toISOString());
+    }
+    for (const [key, value] of Object.entries(meta.extra)) {
+      if (readMeta(this.#db, key) !== value) writeMeta(this.#db, key, value);
+    }
+    this.#db.exec("COMMIT");
+    this.#open = false;
+    return generation;
+  }
+
+  rollback(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    try {
+      this.#db.exec("ROLLBACK");
+    } catch { /* no transaction */ }
+  }
+}
