@@ -57,7 +57,12 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   let bytes: Uint8Array;
   let mtimeMs = 0;
   try {
-    const info = Deno.statSync(full);
+    // Deno's read permission checks the path as written, not where a symlink leads: resolve it.
+    const real = Deno.realPathSync(full);
+    if (real !== job.root && !real.startsWith(job.root.endsWith("/") ? job.root : `${job.root}/`)) {
+      return skipped(job, "symlink_escape", "outside the repository root");
+    }
+    const info = Deno.statSync(real);
     if (!info.isFile) return skipped(job, "not_a_file", "not a regular file");
     if (info.size > job.maxFileSize) {
       return skipped(
@@ -67,7 +72,7 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
       );
     }
     mtimeMs = Math.trunc(info.mtime?.getTime() ?? 0);
-    bytes = Deno.readFileSync(full);
+    bytes = Deno.readFileSync(real);
   } catch (error) {
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       return skipped(job, "symlink_escape", "outside the repository root");

@@ -1,5 +1,11 @@
 import type { DatabaseSync } from "node:sqlite";
-import { type PlanAction, planCounts, type PlanEntry, reconcilePlan } from "../engine/plan.ts";
+import {
+  pairRenamesByHash,
+  type PlanAction,
+  planCounts,
+  type PlanEntry,
+  reconcilePlan,
+} from "../engine/plan.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import { PIPELINE_VERSION } from "../store/schema.ts";
 import { readMeta } from "../store/target.ts";
@@ -83,6 +89,7 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
     );
     const stats = new Map(inventory.files.map((file) => [file.path, file]));
     const finalActions = new Map<string, PlanAction>(plan.map((e) => [e.path, e.action]));
+    const addedHashes = new Map<string, string>();
     let done = 0;
     let parsed = 0;
     let verifiedUnchanged = 0;
@@ -115,6 +122,7 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
             output: reply.output,
           });
           parsed++;
+          if (entry.action === "add") addedHashes.set(entry.path, reply.hash);
           bytes += reply.size;
           lines += reply.lineCount;
           if (entry.action === "rename" && entry.from) writer.deleteFile(entry.from);
@@ -181,9 +189,12 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
     }
     const generation = writer.commit({ head, settingsHash: settings.hash, extra });
     const commitDone = performance.now();
-    const counts = planCounts(
+    // Working-tree moves (no commit, so git saw no rename) show as renames by content hash.
+    const counts = planCounts(pairRenamesByHash(
       [...finalActions.entries()].map(([path, action]) => ({ path, action, knownHash: null })),
-    );
+      addedHashes,
+      stored,
+    ));
     const errors = Number(
       (db.prepare("SELECT count(*) AS n FROM index_errors").get() as { n: number }).n,
     );

@@ -1,0 +1,40 @@
+/**
+ * `deno task compile`: one binary `dist/sextant` with the grammars, the
+ * tree-sitter wasm files and the parse Worker embedded.
+ *
+ * `deno compile` downloads its runtime (`denort`) unless `DENORT_BIN` names a
+ * local copy; where neither works, this fails with deno's own message.
+ */
+import { join } from "node:path";
+import { loadLanguageTable } from "../src/indexer/languages.ts";
+
+const root = new URL("../", import.meta.url).pathname;
+const table = loadLanguageTable();
+const wasmFiles = [...table.grammars.values()].map((g) =>
+  join("node_modules", "tree-sitter-wasms", "out", g.wasm)
+);
+const includes = [
+  "grammars",
+  "src/indexer/parse_worker.ts",
+  "node_modules/web-tree-sitter/tree-sitter.wasm",
+  ...wasmFiles,
+].flatMap((path) => ["--include", path]);
+
+const args = [
+  "compile",
+  "--unstable-worker-options",
+  "--allow-all",
+  ...includes,
+  "--output",
+  join("dist", "sextant"),
+  "src/main.ts",
+  ...Deno.args,
+];
+console.error(`deno ${args.join(" ")}`);
+const { code } = await new Deno.Command(Deno.execPath(), {
+  args,
+  cwd: root,
+  stdout: "inherit",
+  stderr: "inherit",
+}).output();
+Deno.exit(code);
