@@ -54,7 +54,7 @@ export function extractStructure(options: {
   if (root.hasError) {
     const errors = collectErrors(root);
     diagnostics.push(
-      `syntax: ${errors.count} error node(s), first at line ${
+      `${errors.count} syntax error node(s), first at line ${
         errors.firstLine + 1
       }; recovered the rest`,
     );

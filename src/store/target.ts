@@ -47,7 +47,8 @@ function configure(db: DatabaseSync, readOnly: boolean): void {
     db.exec("PRAGMA synchronous = NORMAL");
   }
   db.exec("PRAGMA foreign_keys = ON");
-  db.exec("PRAGMA cache_size = -32000");
+  // A refresh is one transaction: a large page cache keeps it from spilling mid-way.
+  db.exec(`PRAGMA cache_size = ${readOnly ? -32_000 : -262_144}`);
 }
 
 /** Reads a meta value, or null. */
