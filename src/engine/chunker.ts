@@ -152,7 +152,12 @@ function chunkRange(
   let group: Segment[] = [];
   const flush = () => {
     if (group.length === 0) return;
-    const only = group.length === 1 ? group[0].definition : null;
+    // One definition plus blank gaps is still that definition's chunk.
+    const definitions = group.filter((segment) => segment.definition);
+    const gapsBlank = group.every((segment) =>
+      segment.definition !== null || sizer.blank(segment.startLine, segment.endLine)
+    );
+    const only = definitions.length === 1 && gapsBlank ? definitions[0].definition : null;
     sink.chunks.push({
       startLine: group[0].startLine,
       endLine: group[group.length - 1].endLine,

@@ -45,9 +45,10 @@ function pushWordTerms(word: string, terms: string[]): void {
   }
   // Dotted paths also index each segment's compact form (`os.path` → `path`).
   if (/[.:]/.test(word)) {
+    const partSet = new Set(parts);
     for (const segment of word.split(/\.|::/)) {
       const seg = compactIdentifier(segment);
-      if (seg.length > 1 && seg !== compact) terms.push(seg);
+      if (seg.length > 1 && seg !== compact && !partSet.has(seg)) terms.push(seg);
     }
   }
 }

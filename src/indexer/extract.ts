@@ -17,6 +17,8 @@ const MAX_ERROR_SHARE = 0.5;
 
 const CLASS_KINDS = new Set(["class", "interface", "struct", "trait", "enum", "module", "impl"]);
 const CALLABLE_KINDS = new Set(["function", "method"]);
+/** Kinds whose nested functions are methods (a function in a namespace stays a function). */
+const METHOD_OWNERS = new Set(["class", "interface", "struct", "trait", "enum", "impl"]);
 
 interface Definition {
   node: Node;
@@ -178,7 +180,7 @@ function nameDefinitions(ordered: Definition[], path: string, rules: LanguageRul
       !CLASS_KINDS.has(def.kind)
     ) continue;
     def.parent = parent;
-    if (def.kind === "function" && parent && CLASS_KINDS.has(parent.kind)) def.kind = "method";
+    if (def.kind === "function" && parent && METHOD_OWNERS.has(parent.kind)) def.kind = "method";
     const scope = parent ? parent.qualified : module;
     def.qualified = scope ? `${scope}${rules.separator}${def.nameNode.text}` : def.nameNode.text;
     const ordinalKey = `${def.qualified}\0${def.kind}`;

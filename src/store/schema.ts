@@ -13,9 +13,11 @@
  * Pipeline changelog:
  *   1 — tree-sitter tags queries for TypeScript, TSX, JavaScript and Python;
  *       code-aware tokenizer; AST-aware chunker; Markdown chunked at headings.
+ *   2 — a chunk of one definition plus blank lines keeps its symbol path;
+ *       dotted-path segments indexed once; functions in namespaces stay functions.
  */
 export const SCHEMA_VERSION = 1;
-export const PIPELINE_VERSION = 1;
+export const PIPELINE_VERSION = 2;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
