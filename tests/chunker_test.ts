@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "./_random.ts";
 import {
   type ChunkDefinition,
   chunkDefinitions,
@@ -141,16 +142,6 @@ Deno.test("chunker: chunks of only blank lines are dropped", () => {
   );
   assert.deepEqual(chunks.map((chunk) => chunk.symbolPath), ["a", "b"]);
 });
-
-/** A small seeded generator, so every run checks the same trees. */
-function seededRandom(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Random non-overlapping definitions inside `start..end`, nested up to `depth`. */
 function randomDefinitions(

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "./_random.ts";
 import {
   pairRenamesByHash,
   planCounts,
@@ -122,16 +123,6 @@ Deno.test("plan: entries are sorted by path", () => {
   });
   assert.deepEqual(plan.map((entry) => entry.path), ["C.py", "a.py", "a/z.py", "b.py"]);
 });
-
-/** A small seeded generator, so a shuffle is the same on every run. */
-function seededRandom(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const copy = [...items];

@@ -185,12 +185,7 @@ Deno.test("secrets, binaries, oversize, excluded and escaping symlinks are skipp
 
 Deno.test("a schema-version mismatch rebuilds the target instead of misreading it", async () => {
   const root = fixtureRepository({ "a.py": PY("alpha") });
-  const cache = Deno.makeTempDirSync();
-  let databasePath = "";
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    databasePath = workspace.repositories[0].location.databasePath;
-  }, cache);
+  const { cache, databasePath } = await indexOnce(root);
   const { DatabaseSync } = await import("node:sqlite");
   const db = new DatabaseSync(databasePath);
   db.exec("UPDATE meta SET value = '999' WHERE key = 'schema_version'");
@@ -211,12 +206,7 @@ Deno.test("a schema-version mismatch rebuilds the target instead of misreading i
 
 Deno.test("a corrupt target is rebuilt; search meanwhile answers from a live scan", async () => {
   const root = fixtureRepository({ "a.py": PY("unicorn_parser") });
-  const cache = Deno.makeTempDirSync();
-  let databasePath = "";
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    databasePath = workspace.repositories[0].location.databasePath;
-  }, cache);
+  const { cache, databasePath } = await indexOnce(root);
   const bytes = Deno.readFileSync(databasePath);
   Deno.writeFileSync(databasePath, bytes.subarray(0, 1000));
   try {
@@ -252,4 +242,37 @@ Deno.test("a repository path that does not exist is a clear error", async () => 
     () => withWorkspace("/nonexistent/sextant/repo", () => Promise.resolve()),
     /does not exist/,
   );
+});
+
+/** Indexes a fixture into a fresh cache and returns where its target is. */
+async function indexOnce(root: string): Promise<{ cache: string; databasePath: string }> {
+  const cache = Deno.makeTempDirSync();
+  const databasePath = await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    return workspace.repositories[0].location.databasePath;
+  }, cache);
+  return { cache, databasePath };
+}
+
+Deno.test("chunk byte ranges address the committed bytes, also after non-ASCII lines", async () => {
+  const body = Array.from(
+    { length: 40 },
+    (_, i) => `def größe_${i}(x):\n    """Ünïcödé — ${"ж".repeat(30)}"""\n    return x * ${i}\n\n`,
+  ).join("");
+  const root = fixtureRepository({ "u.py": body });
+  await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    const db = openTarget(workspace);
+    const chunks = db.prepare(
+      "SELECT start_line, end_line, start_byte, end_byte FROM source_chunks ORDER BY start_line",
+    ).all() as { start_line: number; end_line: number; start_byte: number; end_byte: number }[];
+    assert.ok(chunks.length >= 2, "the file is split into several chunks");
+    const bytes = new TextEncoder().encode(body);
+    const lines = body.split("\n");
+    for (const chunk of chunks) {
+      const text = new TextDecoder().decode(bytes.subarray(chunk.start_byte, chunk.end_byte));
+      assert.equal(text, lines.slice(chunk.start_line - 1, chunk.end_line).join("\n"));
+    }
+    db.close();
+  });
 });

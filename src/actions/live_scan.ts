@@ -8,21 +8,24 @@ import type { Repository } from "../workspace/workspace.ts";
 export const LIVE_SCAN_LIMITS = { files: 5000, bytes: 32 * 1024 * 1024 };
 const WINDOW = 20;
 
+/** A ranked search candidate, from the FTS index or from a live scan. */
+export interface SearchCandidate {
+  repo: Repository;
+  chunkId: number;
+  path: string;
+  language: string | null;
+  startLine: number;
+  endLine: number;
+  kind: string;
+  symbolPath: string | null;
+  score: number;
+  /** Share of the query terms present, for the confidence label. */
+  matchedShare: number;
+}
+
 export interface LiveHit {
   text: string;
-  candidate: {
-    repo: Repository;
-    chunkId: number;
-    path: string;
-    language: string | null;
-    startLine: number;
-    endLine: number;
-    kind: string;
-    symbolPath: string | null;
-    bm25: number;
-    score: number;
-    matchedShare: number;
-  };
+  candidate: SearchCandidate;
 }
 
 /**
@@ -71,7 +74,6 @@ export function liveScan(
           endLine: Math.min(lines.length, start + WINDOW),
           kind: "text",
           symbolPath: null,
-          bm25: 0,
           score: found.size,
           matchedShare: found.size / Math.max(1, termSet.size),
         },

@@ -10,7 +10,7 @@ import { WireError } from "../protocol/errors.ts";
 import type { Confidence, Envelope, ResultHit } from "../protocol/types.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
-import { liveScan } from "./live_scan.ts";
+import { liveScan, type SearchCandidate } from "./live_scan.ts";
 
 export interface SearchParams {
   query: string;
@@ -25,19 +25,7 @@ export interface SearchParams {
 /** Chunks of one file kept in a ranked list before the next file gets a turn. */
 const PER_FILE = 2;
 
-interface Candidate {
-  repo: Repository;
-  chunkId: number;
-  path: string;
-  language: string | null;
-  startLine: number;
-  endLine: number;
-  kind: string;
-  symbolPath: string | null;
-  bm25: number;
-  score: number;
-  matchedShare: number;
-}
+type Candidate = SearchCandidate;
 
 /** Lexical search over FTS5 code terms with symbol-name and path signals. */
 export function search(workspace: Workspace, params: SearchParams): Envelope {
@@ -77,7 +65,7 @@ export function search(workspace: Workspace, params: SearchParams): Envelope {
       fallbacks.push(`${repo.name}: target ${answer.problem}`);
       const scan = liveScan(repo, { terms, limit, pathFilter });
       for (const hit of scan) {
-        candidates.push(hit.candidate as Candidate);
+        candidates.push(hit.candidate);
         texts.set(`${repo.name}\0${hit.candidate.path}`, hit.text);
       }
       // The target is rebuilt in the background; this answer does not wait for it.
@@ -181,7 +169,6 @@ function rankRepository(
       endLine: row.end_line,
       kind: row.kind,
       symbolPath: row.symbol_path,
-      bm25: row.rank,
       score,
       matchedShare: 0,
     });

@@ -302,8 +302,13 @@ function chunkRows(
   path: string,
   ranges: ReturnType<typeof chunkText>,
 ): ChunkRow[] {
+  // Character and byte offsets of each line start, computed once (linear in the file).
   const offsets: number[] = [0];
-  for (const line of lines) offsets.push(offsets[offsets.length - 1] + line.length + 1);
+  const byteOffsets: number[] = [0];
+  for (const line of lines) {
+    offsets.push(offsets[offsets.length - 1] + line.length + 1);
+    byteOffsets.push(byteOffsets[byteOffsets.length - 1] + utf8Length(line) + 1);
+  }
   const ordinals = new Map<string, number>();
   return ranges.map((range) => {
     const startChar = offsets[range.startLine];
@@ -317,8 +322,8 @@ function chunkRows(
       chunk_key: stableId([path, pathKey, ordinal]),
       start_line: range.startLine + 1,
       end_line: range.endLine + 1,
-      start_byte: byteLength(text, 0, startChar),
-      end_byte: byteLength(text, 0, endChar),
+      start_byte: byteOffsets[range.startLine],
+      end_byte: byteOffsets[range.endLine + 1] - 1,
       kind: range.kind,
       symbol_path: range.symbolPath,
       content_hash: sha256Hex(chunkText).slice(0, 32),
@@ -328,11 +333,10 @@ function chunkRows(
 }
 
 const encoder = new TextEncoder();
-function byteLength(text: string, start: number, end: number): number {
-  // ASCII fast path: most source files need no encoding.
-  const slice = text.slice(start, end);
+function utf8Length(line: string): number {
+  // ASCII fast path: most source lines need no encoding.
   // deno-lint-ignore no-control-regex
-  return /^[\x00-\x7f]*$/.test(slice) ? slice.length : encoder.encode(slice).length;
+  return /^[\x00-\x7f]*$/.test(line) ? line.length : encoder.encode(line).length;
 }
 
 function splitLines(text: string): string[] {

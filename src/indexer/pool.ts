@@ -117,7 +117,11 @@ export class ParsePool {
   }
 }
 
+let cachedInit: WorkerInit | null = null;
+
+/** The Worker start message (wasm bytes and queries), read from disk once per process. */
 function workerInit(table: LanguageTable): WorkerInit {
+  if (cachedInit) return cachedInit;
   const grammars = [...table.grammars.values()].map((grammar: GrammarLanguage) => ({
     language: grammar.language,
     wasm: Deno.readFileSync(join(WASM_DIR, grammar.wasm)),
@@ -126,5 +130,6 @@ function workerInit(table: LanguageTable): WorkerInit {
   }));
   const textChunking: Record<string, "headings" | "lines"> = {};
   for (const [language, entry] of table.text) textChunking[language] = entry.chunking;
-  return { type: "init", core: Deno.readFileSync(CORE_WASM), grammars, textChunking };
+  cachedInit = { type: "init", core: Deno.readFileSync(CORE_WASM), grammars, textChunking };
+  return cachedInit;
 }
