@@ -1,15 +1,15 @@
 import { validateParams } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
-import type { RefreshProgress } from "../indexer/refresh.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import type { ActionContext } from "./context.ts";
+import { grep, type GrepParams } from "./grep.ts";
+import { navigate, type NavigationAction, type NavigationParams } from "./navigation.ts";
 import { search, type SearchParams } from "./search.ts";
 import { symbols, type SymbolsParams } from "./symbols.ts";
 import { refreshAction, status } from "./status.ts";
 
-export interface RunOptions {
-  onProgress?: (repo: string, progress: RefreshProgress) => void;
-}
+export type { ActionContext } from "./context.ts";
 
 /**
  * Runs one action: validate params, reconcile first when `refresh` is true,
@@ -19,7 +19,7 @@ export async function runAction(
   workspace: Workspace,
   action: string,
   rawParams: unknown,
-  options: RunOptions = {},
+  context: ActionContext = {},
 ): Promise<Envelope> {
   const params = validateParams(action, rawParams);
   if (params.paths) {
@@ -36,7 +36,7 @@ export async function runAction(
     for (const repo of workspace.select(params.repo as string | undefined)) {
       await workspace.refresh(
         repo,
-        options.onProgress ? (p) => options.onProgress!(repo.name, p) : undefined,
+        context.onProgress ? (p) => context.onProgress!(repo.name, p) : undefined,
       );
     }
   }
@@ -44,19 +44,33 @@ export async function runAction(
   switch (action) {
     case "search":
       return search(workspace, rest as unknown as SearchParams);
+    case "grep":
+      return await grep(workspace, rest as unknown as GrepParams, context);
     case "symbols":
       return symbols(workspace, rest as unknown as SymbolsParams);
+    case "definition":
+    case "references":
+    case "callers":
+    case "callees":
+    case "impact":
+    case "neighborhood":
+      return await navigate(
+        workspace,
+        action as NavigationAction,
+        rest as unknown as NavigationParams,
+        context,
+      );
     case "status":
       return status(workspace, rest);
     case "refresh":
       return await refreshAction(workspace, rest, {
         rebuild: false,
-        onProgress: options.onProgress,
+        onProgress: context.onProgress,
       });
     case "rebuild":
       return await refreshAction(workspace, rest, {
         rebuild: true,
-        onProgress: options.onProgress,
+        onProgress: context.onProgress,
       });
   }
   throw new WireError("MethodNotFound", `Unknown action '${action}'`);

@@ -34,6 +34,14 @@ const common: Record<string, FieldSpec> = {
   cursor: { type: "string" },
 };
 
+/** How navigation actions name their subject: a symbol, or the use at path + line + column. */
+const navigationTarget: Record<string, FieldSpec> = {
+  symbol: { type: "string" },
+  path: { type: "string" },
+  line: { type: "integer", min: 1 },
+  column: { type: "integer", min: 1 },
+};
+
 export const METHODS: Record<string, MethodDescriptor> = {
   search: {
     name: "search",
@@ -49,6 +57,56 @@ export const METHODS: Record<string, MethodDescriptor> = {
     name: "symbols",
     summary: "Symbol definitions by name, qualified name or prefix",
     params: { ...common, query: { type: "string", required: true }, kind: { type: "string" } },
+  },
+  grep: {
+    name: "grep",
+    summary: "Structural matches of a by-example code pattern with metavariables",
+    params: {
+      ...common,
+      pattern: { type: "string", required: true },
+      timeout_ms: { type: "integer", min: 1, max: 600_000 },
+    },
+  },
+  definition: {
+    name: "definition",
+    summary: "Where a symbol (name, qualified name, or the use at path:line:column) is defined",
+    params: { ...common, ...navigationTarget },
+  },
+  references: {
+    name: "references",
+    summary: "Incoming structural relationships of a symbol",
+    params: { ...common, ...navigationTarget },
+  },
+  callers: {
+    name: "callers",
+    summary: "Incoming calls of a symbol, transitively up to depth",
+    params: { ...common, ...navigationTarget, depth: { type: "integer", min: 1 } },
+  },
+  callees: {
+    name: "callees",
+    summary: "Outgoing calls of a symbol, transitively up to depth",
+    params: { ...common, ...navigationTarget, depth: { type: "integer", min: 1 } },
+  },
+  impact: {
+    name: "impact",
+    summary: "Transitive inbound relationships of a symbol, a path or the uncommitted diff",
+    params: {
+      ...common,
+      ...navigationTarget,
+      diff: { type: "boolean" },
+      depth: { type: "integer", min: 1 },
+      format: { type: "string", oneOf: ["list", "mermaid"] },
+    },
+  },
+  neighborhood: {
+    name: "neighborhood",
+    summary: "Bounded bidirectional relationships around a symbol",
+    params: {
+      ...common,
+      ...navigationTarget,
+      depth: { type: "integer", min: 1 },
+      format: { type: "string", oneOf: ["list", "mermaid"] },
+    },
   },
   status: {
     name: "status",

@@ -14,6 +14,8 @@ export interface WorkspaceConfig {
   discover: boolean;
   cacheDirectory: string;
   repositories: RepositoryConfig[];
+  /** Groups of repository names that resolve relations across each other (SPEC §9). */
+  projectSiblings: string[][];
   /** Where the config came from, or null for the implicit single-repository workspace. */
   source: string | null;
 }
@@ -69,11 +71,21 @@ export function parseWorkspaceConfig(
     names.add(entry.name);
     repositories.push({ name: entry.name, path: resolve(root, entry.path) });
   }
+  const groups = record.project_siblings ?? [];
+  if (
+    !Array.isArray(groups) ||
+    groups.some((group) => !Array.isArray(group) || group.some((n) => typeof n !== "string"))
+  ) {
+    throw new SyntaxError(
+      `Cannot parse workspace config ${source}: 'project_siblings' must be a list of name lists`,
+    );
+  }
   return {
     root,
     discover: workspace.discover === true,
     cacheDirectory,
     repositories,
+    projectSiblings: groups as string[][],
     source,
   };
 }

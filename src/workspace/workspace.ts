@@ -93,6 +93,7 @@ export class Workspace {
         discover: false,
         cacheDirectory: defaultCacheDirectory(),
         repositories: [{ name: basename(top) || "root", path: top }],
+        projectSiblings: [],
         source: null,
       };
     }
@@ -128,6 +129,15 @@ export class Workspace {
       throw new WireError("RepositoryNotFound", `Repository '${name}' is not in the workspace`);
     }
     return found;
+  }
+
+  /** The project siblings of a repository (SPEC §9): every other member of its groups. */
+  siblingsOf(name: string): string[] {
+    const names = new Set<string>();
+    for (const group of this.config.projectSiblings) {
+      if (group.includes(name)) { for (const other of group) if (other !== name) names.add(other); }
+    }
+    return [...names];
   }
 
   /** A read-only connection to a repository's last committed generation, or why there is none. */
