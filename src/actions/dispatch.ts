@@ -43,11 +43,11 @@ export async function runAction(
   const { refresh: _refresh, ...rest } = params;
   switch (action) {
     case "search":
-      return search(workspace, rest as unknown as SearchParams);
+      return search(workspace, rest as unknown as SearchParams, context);
     case "grep":
       return await grep(workspace, rest as unknown as GrepParams, context);
     case "symbols":
-      return symbols(workspace, rest as unknown as SymbolsParams);
+      return symbols(workspace, rest as unknown as SymbolsParams, context);
     case "definition":
     case "references":
     case "callers":
@@ -61,7 +61,7 @@ export async function runAction(
         context,
       );
     case "status":
-      return status(workspace, rest);
+      return status(workspace, rest, context);
     case "refresh":
       return await refreshAction(workspace, rest, {
         rebuild: false,

@@ -11,6 +11,7 @@ import type { Confidence, Envelope, ResultHit } from "../protocol/types.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
 import { liveScan, type SearchCandidate } from "./live_scan.ts";
+import type { ActionContext } from "./context.ts";
 
 export interface SearchParams {
   query: string;
@@ -28,7 +29,11 @@ const PER_FILE = 2;
 type Candidate = SearchCandidate;
 
 /** Lexical search over FTS5 code terms with symbol-name and path signals. */
-export function search(workspace: Workspace, params: SearchParams): Envelope {
+export function search(
+  workspace: Workspace,
+  params: SearchParams,
+  _context: ActionContext = {},
+): Envelope {
   if (typeof params.query !== "string" || params.query.trim() === "") {
     throw new WireError("InvalidParams", "search needs a non-empty 'query'");
   }

@@ -4,6 +4,7 @@ import { readMeta } from "../store/target.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
+import type { ActionContext } from "./context.ts";
 
 export interface RepositoryStatus {
   name: string;
@@ -33,7 +34,11 @@ export interface RepositoryStatus {
 }
 
 /** Per-repository state of the index (SPEC §7 `status`). */
-export function status(workspace: Workspace, params: { repo?: string }): Envelope {
+export function status(
+  workspace: Workspace,
+  params: { repo?: string },
+  _context: ActionContext = {},
+): Envelope {
   const repos = workspace.select(params.repo);
   const statuses = repos.map((repo) => repositoryStatus(workspace, repo));
   const limitations = statuses.flatMap((s) => s.limitations.map((l) => `${s.name}: ${l}`));

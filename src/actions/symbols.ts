@@ -4,6 +4,7 @@ import { WireError } from "../protocol/errors.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
+import type { ActionContext } from "./context.ts";
 
 export interface SymbolsParams {
   query: string;
@@ -33,7 +34,11 @@ interface SymbolRowOut {
  * Workspace symbol search: exact name first, then case-insensitive name, then
  * qualified-name suffix, then prefix. Answers from the symbol index (exact).
  */
-export function symbols(workspace: Workspace, params: SymbolsParams): Envelope {
+export function symbols(
+  workspace: Workspace,
+  params: SymbolsParams,
+  _context: ActionContext = {},
+): Envelope {
   const query = typeof params.query === "string" ? params.query.trim() : "";
   if (query === "") throw new WireError("InvalidParams", "symbols needs a non-empty 'query'");
   const limit = params.limit ?? 20;

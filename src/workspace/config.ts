@@ -16,6 +16,8 @@ export interface WorkspaceConfig {
   repositories: RepositoryConfig[];
   /** Groups of repository names that resolve relations across each other (SPEC §9). */
   projectSiblings: string[][];
+  /** The whole parsed file, for sections read by their own modules (e.g. `embeddings`). */
+  raw: Record<string, unknown>;
   /** Where the config came from, or null for the implicit single-repository workspace. */
   source: string | null;
 }
@@ -86,6 +88,7 @@ export function parseWorkspaceConfig(
     cacheDirectory,
     repositories,
     projectSiblings: groups as string[][],
+    raw: record,
     source,
   };
 }

@@ -94,6 +94,7 @@ export class Workspace {
         cacheDirectory: defaultCacheDirectory(),
         repositories: [{ name: basename(top) || "root", path: top }],
         projectSiblings: [],
+        raw: {},
         source: null,
       };
     }
