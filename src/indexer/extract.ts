@@ -15,10 +15,47 @@ export const LIMITS = { relations: 50_000, symbols: 20_000, queryMicros: 10_000_
 /** Share of the file inside ERROR nodes above which the parse is not trusted. */
 const MAX_ERROR_SHARE = 0.5;
 
-const CLASS_KINDS = new Set(["class", "interface", "struct", "trait", "enum", "module", "impl"]);
-const CALLABLE_KINDS = new Set(["function", "method"]);
+/** Kinds that own members: their nested definitions are symbols of the file. */
+const CLASS_KINDS = new Set([
+  "class",
+  "interface",
+  "struct",
+  "trait",
+  "enum",
+  "union",
+  "record",
+  "module",
+  "namespace",
+  "impl",
+  "object",
+  "protocol",
+  "extension",
+]);
+const CALLABLE_KINDS = new Set(["function", "method", "constructor"]);
 /** Kinds whose nested functions are methods (a function in a namespace stays a function). */
-const METHOD_OWNERS = new Set(["class", "interface", "struct", "trait", "enum", "impl"]);
+const METHOD_OWNERS = new Set([
+  "class",
+  "interface",
+  "struct",
+  "trait",
+  "enum",
+  "union",
+  "record",
+  "impl",
+  "object",
+  "protocol",
+  "extension",
+]);
+/** `@reference.<kind>` → the relation kind stored; any other kind is a plain reference. */
+const RELATION_KINDS: Record<string, string> = {
+  call: "calls",
+  inherits: "inherits",
+  implements: "implements",
+  read: "reads",
+  write: "writes",
+  type: "type_of",
+  type_of: "type_of",
+};
 
 interface Definition {
   node: Node;
@@ -26,6 +63,8 @@ interface Definition {
   kind: string;
   doc: string | null;
   parent: Definition | null;
+  /** Explicit owner written at the definition (`func (r *T) M`, `void A::f()`, `function M.f`). */
+  scope: string | null;
   qualified: string;
   id: string;
   chunkStart: number;
@@ -65,6 +104,7 @@ export function extractStructure(options: {
   const matches = query.matches(root, { timeoutMicros: LIMITS.queryMicros });
   const definitions = new Map<string, Definition>();
   const references: Reference[] = [];
+  let declaredModule: string | null = null;
   for (const match of matches) {
     let outer: Node | null = null;
     let outerName = "";
@@ -75,9 +115,12 @@ export function extractStructure(options: {
     let importName: Node | null = null;
     let alias: Node | null = null;
     let wildcard = false;
+    let scope: Node | null = null;
     for (const capture of match.captures) {
       const name = capture.name;
       if (name === "name") nameNode = capture.node;
+      else if (name === "scope") scope = capture.node;
+      else if (name === "module") declaredModule ??= capture.node.text;
       else if (name === "receiver") receiver = capture.node;
       else if (name === "doc") doc = capture.node;
       else if (name === "import.module") module = capture.node;
@@ -112,6 +155,7 @@ export function extractStructure(options: {
         kind: outerName.slice("definition.".length),
         doc: doc ? firstSentence(doc.text) : null,
         parent: null,
+        scope: scope ? scope.text : null,
         qualified: "",
         id: "",
         chunkStart: outer.startPosition.row,
@@ -122,11 +166,7 @@ export function extractStructure(options: {
       const refKind = outerName.slice("reference.".length);
       references.push({
         node: outer,
-        kind: refKind === "call"
-          ? "calls"
-          : refKind === "inherits" || refKind === "implements"
-          ? refKind
-          : "references",
+        kind: RELATION_KINDS[refKind] ?? "references",
         name: nameNode.text,
         receiver: receiver ? clip(receiver.text, 200) : null,
         module: null,
@@ -142,7 +182,7 @@ export function extractStructure(options: {
     diagnostics.push(`limit: kept the first ${LIMITS.symbols} of ${ordered.length} definitions`);
     ordered.length = LIMITS.symbols;
   }
-  const symbols = nameDefinitions(ordered, path, rules);
+  const symbols = nameDefinitions(ordered, path, rules, declaredModule);
   const relations = relationRows(references, ordered, diagnostics);
   const chunks = structureChunks(text, path, ordered);
   return { symbols, relations, chunks, diagnostics, failed };
@@ -163,9 +203,16 @@ export function extractText(
   };
 }
 
-function nameDefinitions(ordered: Definition[], path: string, rules: LanguageRules): SymbolRow[] {
+function nameDefinitions(
+  ordered: Definition[],
+  path: string,
+  rules: LanguageRules,
+  declaredModule: string | null,
+): SymbolRow[] {
   const stack: Definition[] = [];
-  const module = moduleName(path, rules);
+  const module = rules.module === "declared"
+    ? scopePath(declaredModule ?? "", rules.separator)
+    : moduleName(path, rules);
   const ordinals = new Map<string, number>();
   const rows: SymbolRow[] = [];
   const kept: Definition[] = [];
@@ -181,7 +228,11 @@ function nameDefinitions(ordered: Definition[], path: string, rules: LanguageRul
     ) continue;
     def.parent = parent;
     if (def.kind === "function" && parent && METHOD_OWNERS.has(parent.kind)) def.kind = "method";
-    const scope = parent ? parent.qualified : module;
+    const owner = scopePath(def.scope ?? "", rules.separator);
+    if (def.kind === "function" && owner) def.kind = "method";
+    const scope = [parent ? parent.qualified : module, owner].filter((s) => s !== "").join(
+      rules.separator,
+    );
     def.qualified = scope ? `${scope}${rules.separator}${def.nameNode.text}` : def.nameNode.text;
     const ordinalKey = `${def.qualified}\0${def.kind}`;
     const ordinal = ordinals.get(ordinalKey) ?? 0;
@@ -345,14 +396,44 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** The module name of a file: `pkg/sub/mod.py` → `pkg.sub.mod`; `src/a.ts` → `src/a`. */
+/**
+ * The module name of a file: `pkg/sub/mod.py` → `pkg.sub.mod`; `src/a.ts` → `src/a`;
+ * `src/a/b.rs` → `crate::a::b`; empty for `none` and `declared` (which names come from the file).
+ */
 export function moduleName(path: string, rules: LanguageRules): string {
   const withoutExtension = path.replace(/\.[^./]+$/, "");
-  if (rules.module === "python") {
-    return withoutExtension.replace(/\/__init__$/, "").replace(/^__init__$/, "").split("/")
-      .join(".");
+  switch (rules.module) {
+    case "python":
+      return withoutExtension.replace(/\/__init__$/, "").replace(/^__init__$/, "").split("/")
+        .join(".");
+    case "path":
+      return withoutExtension;
+    case "rust": {
+      const at = withoutExtension.lastIndexOf("src/");
+      if (at !== 0 && (at < 0 || withoutExtension[at - 1] !== "/")) return "";
+      const parts = withoutExtension.slice(at + 4).split("/").filter((part) => part !== "mod");
+      if (parts.length === 1 && (parts[0] === "lib" || parts[0] === "main")) parts.pop();
+      return ["crate", ...parts].join("::");
+    }
+    default:
+      return "";
   }
-  return withoutExtension;
+}
+
+/**
+ * An owner path as written (`*T`, `Outer::Inner<T>`, `M.sub`, `obj:`), as qualified-name
+ * segments joined with the language's separator; generics and pointer marks dropped.
+ */
+export function scopePath(text: string, separator: string): string {
+  let depth = 0;
+  let plain = "";
+  for (const char of text) {
+    if (char === "<" || char === "[" || char === "(") depth++;
+    else if (char === ">" || char === "]" || char === ")") depth = Math.max(0, depth - 1);
+    else if (depth === 0) plain += char;
+  }
+  return plain.split(/::|[.:\\]/).map((part) => part.replace(/[\s*&]+/g, ""))
+    .filter((part) => part !== "").join(separator);
 }
 
 /** The line where a definition's leading decorators, export keyword and doc comments start. */
@@ -425,6 +506,13 @@ function isExported(def: Definition, rules: LanguageRules): boolean {
   const name = def.nameNode.text;
   if (rules.exported === "underscore") {
     return !name.startsWith("_") || (name.startsWith("__") && name.endsWith("__"));
+  }
+  if (rules.exported === "capitalized") return /^\p{Lu}/u.test(name);
+  if (rules.exported === "modifiers") {
+    const head = def.node.text.slice(0, Math.max(0, def.nameNode.startIndex - def.node.startIndex));
+    if (rules.private && new RegExp(rules.private).test(head)) return false;
+    if (rules.public && new RegExp(rules.public).test(head)) return true;
+    return rules.defaultExported ?? false;
   }
   if (def.parent) {
     return def.parent.kind !== "function" && !name.startsWith("#") &&

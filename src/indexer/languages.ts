@@ -3,12 +3,26 @@ import { fileURLToPath } from "node:url";
 
 /** Per-language rules that tree-sitter queries cannot express. */
 export interface LanguageRules {
-  /** How a file path becomes a module name: `python` (dotted, `__init__` dropped) or `path`. */
-  module: "python" | "path";
+  /**
+   * The module prefix of qualified names: `python` (dotted path, `__init__` dropped), `path`
+   * (the path without extension), `rust` (`crate::a::b` from `src/a/b.rs`), `declared` (the
+   * text of the file's `@module` capture, e.g. a Go/Java/Kotlin package; none without one) or
+   * `none` (names start at the top-level definition).
+   */
+  module: "python" | "path" | "rust" | "declared" | "none";
   /** Separator between qualified-name segments. */
   separator: string;
-  /** How visibility is decided: `export_keyword` (TS/JS) or `underscore` (Python). */
-  exported: "export_keyword" | "underscore";
+  /**
+   * How visibility is decided: `export_keyword` (TS/JS), `underscore` (Python), `capitalized`
+   * (Go) or `modifiers` (the text before the name is matched against `public` / `private`).
+   */
+  exported: "export_keyword" | "underscore" | "capitalized" | "modifiers";
+  /** `modifiers`: a regex over the definition's text before its name that makes it public. */
+  public?: string;
+  /** `modifiers`: a regex over the definition's text before its name that makes it private. */
+  private?: string;
+  /** `modifiers`: visibility when neither regex matches (default false). */
+  defaultExported?: boolean;
 }
 
 /** A language with structure: a folder under `grammars/` with a manifest and query files. */
