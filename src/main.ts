@@ -1,21 +1,24 @@
 /** Entry point: `sextant query|daemon|mcp …` (also what `deno task compile` builds). */
 import { queryCommand } from "./cli/query.ts";
+import { daemonCommand } from "./daemon/command.ts";
+import { METHODS } from "./protocol/methods.ts";
 
 const USAGE = `usage: sextant <command> [args]
 
 commands:
   query <action> [args]   run one action (search, symbols, status, refresh, rebuild)
   <action> [args]         shorthand for 'query <action>'
-  daemon                  the Unix-socket JSON-RPC daemon (not built yet: see issue 'The daemon')
+  daemon [flags]          the Unix-socket JSON-RPC daemon (docs/protocol.md)
   mcp                     MCP server over stdio (not built yet)`;
 
-const ACTIONS = new Set(["search", "symbols", "status", "refresh", "rebuild"]);
+const ACTIONS = new Set(Object.keys(METHODS));
 
 async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === "query") return await queryCommand(rest);
   if (command && ACTIONS.has(command)) return await queryCommand(args);
-  if (command === "daemon" || command === "mcp") {
+  if (command === "daemon") return await daemonCommand(rest);
+  if (command === "mcp") {
     console.error(`sextant: '${command}' is not available in this build yet`);
     return 2;
   }

@@ -11,6 +11,11 @@ export interface ActionContext {
   repositories?: ReadonlySet<string>;
   /** Whether the caller may see a path of a repository; absent: every path. */
   allowPath?: (repo: string, path: string) => boolean;
+  /**
+   * Whether only some paths of a repository are visible (then whole-repository
+   * counts, sizes and reports must not be shown); absent: none is restricted.
+   */
+  pathRestricted?: (repo: string) => boolean;
   /** Aborted when the request is cancelled. */
   signal?: AbortSignal;
   onProgress?: (repo: string, progress: RefreshProgress) => void;

@@ -63,15 +63,9 @@ export async function runAction(
     case "status":
       return status(workspace, rest, context);
     case "refresh":
-      return await refreshAction(workspace, rest, {
-        rebuild: false,
-        onProgress: context.onProgress,
-      });
+      return await refreshAction(workspace, rest, { rebuild: false, context });
     case "rebuild":
-      return await refreshAction(workspace, rest, {
-        rebuild: true,
-        onProgress: context.onProgress,
-      });
+      return await refreshAction(workspace, rest, { rebuild: true, context });
   }
   throw new WireError("MethodNotFound", `Unknown action '${action}'`);
 }

@@ -37,10 +37,16 @@ export interface RepositoryStatus {
 export function status(
   workspace: Workspace,
   params: { repo?: string },
-  _context: ActionContext = {},
+  context: ActionContext = {},
 ): Envelope {
   const repos = workspace.select(params.repo);
-  const statuses = repos.map((repo) => repositoryStatus(workspace, repo));
+  const statuses = repos.map((repo) => {
+    const allowPath = context.allowPath;
+    if (!allowPath || !context.pathRestricted?.(repo.name)) {
+      return repositoryStatus(workspace, repo);
+    }
+    return restrictedStatus(workspace, repo, (path) => allowPath(repo.name, path));
+  });
   const limitations = statuses.flatMap((s) => s.limitations.map((l) => `${s.name}: ${l}`));
   return envelope({
     action: "status",
@@ -83,6 +89,79 @@ function repositoryStatus(workspace: Workspace, repo: Repository): RepositorySta
   const answer = workspace.withReader(repo, (db) => fill(db, base));
   if (answer.problem) return { ...base, state: answer.problem };
   return answer.value;
+}
+
+/**
+ * The status of a repository of which only some paths are visible: counts over
+ * those paths only, and nothing measured over the whole tree (sizes, skips,
+ * refresh reports), so the hidden part leaks no count.
+ */
+function restrictedStatus(
+  workspace: Workspace,
+  repo: Repository,
+  allowPath: (path: string) => boolean,
+): RepositoryStatus {
+  const full = repositoryStatus(workspace, repo);
+  const base: RepositoryStatus = {
+    ...full,
+    target: "",
+    files: 0,
+    chunks: 0,
+    symbols: 0,
+    relations: 0,
+    bytes: 0,
+    target_bytes: 0,
+    languages: {},
+    capabilities: {},
+    errors: { count: 0, by_stage: {}, sample: [] },
+    skipped: {},
+    limitations: [],
+    last_refresh: null,
+  };
+  if (full.state !== "ready") return base;
+  const answer = workspace.withReader(repo, (db) => {
+    const perFile = (table: string) =>
+      new Map(
+        (db.prepare(`SELECT file_id AS id, count(*) AS n FROM ${table} GROUP BY file_id`)
+          .all() as { id: number; n: number }[]).map((row) => [row.id, Number(row.n)]),
+      );
+    const chunks = perFile("source_chunks");
+    const symbols = perFile("code_symbols");
+    const relations = perFile("code_relations");
+    const files = db.prepare(
+      "SELECT id, path, language, capability, size FROM source_files",
+    ).all() as {
+      id: number;
+      path: string;
+      language: string | null;
+      capability: string;
+      size: number;
+    }[];
+    const status = {
+      ...base,
+      languages: {} as Record<string, number>,
+      capabilities: {} as Record<string, number>,
+    };
+    for (const file of files) {
+      if (!allowPath(file.path)) continue;
+      status.files++;
+      status.bytes += Number(file.size);
+      status.chunks += chunks.get(file.id) ?? 0;
+      status.symbols += symbols.get(file.id) ?? 0;
+      status.relations += relations.get(file.id) ?? 0;
+      const language = file.language ?? "text";
+      status.languages[language] = (status.languages[language] ?? 0) + 1;
+      status.capabilities[file.capability] = (status.capabilities[file.capability] ?? 0) + 1;
+    }
+    const errors = (db.prepare("SELECT path, stage, message FROM index_errors ORDER BY path")
+      .all() as { path: string; stage: string; message: string }[])
+      .filter((error) => allowPath(error.path));
+    const byStage: Record<string, number> = {};
+    for (const error of errors) byStage[error.stage] = (byStage[error.stage] ?? 0) + 1;
+    status.errors = { count: errors.length, by_stage: byStage, sample: errors.slice(0, 20) };
+    return status;
+  });
+  return answer.value ?? { ...base, state: answer.problem ?? "corrupt" };
 }
 
 function fill(db: DatabaseSync, base: RepositoryStatus): RepositoryStatus {
@@ -141,24 +220,31 @@ function targetBytes(databasePath: string): number {
 export async function refreshAction(
   workspace: Workspace,
   params: { repo?: string },
-  options: { rebuild: boolean; onProgress?: (repo: string, progress: RefreshProgress) => void },
+  options: { rebuild: boolean; context?: ActionContext },
 ): Promise<Envelope> {
+  const context = options.context ?? {};
   const repos = workspace.select(params.repo);
   const reports: (RefreshReport & { name: string })[] = [];
   for (const repo of repos) {
-    const progress = options.onProgress
-      ? (p: RefreshProgress) => options.onProgress!(repo.name, p)
+    const progress = context.onProgress
+      ? (p: RefreshProgress) => context.onProgress!(repo.name, p)
       : undefined;
     const report = options.rebuild
       ? await workspace.rebuild(repo, progress)
       : await workspace.refresh(repo, progress);
     reports.push({ name: repo.name, ...report });
   }
+  // Whole-tree plan counts would tell a path-restricted caller about paths it may not see.
+  const shown = reports.map((report) =>
+    context.pathRestricted?.(report.name)
+      ? { name: report.name, generation: report.generation, changed: report.changed }
+      : report
+  );
   return envelope({
     action: options.rebuild ? "rebuild" : "refresh",
     results: [],
     provenance: { backend: "indexer", confidence: "exact" },
     repositories: repositoryStates(workspace, repos),
-    data: { reports },
+    data: { reports: shown },
   });
 }

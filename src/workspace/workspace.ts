@@ -20,6 +20,7 @@ import {
   type TargetProblem,
 } from "../store/target.ts";
 import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
+import { discoverRepositories, mergeDiscovered } from "./discover.ts";
 
 /** A repository of the workspace with its target. */
 export interface Repository {
@@ -36,6 +37,35 @@ export interface WorkspaceOptions {
   cacheDirectory?: string;
 }
 
+/** Listens to every refresh a workspace runs (for traces and counters). */
+export type RefreshObserver = (event: {
+  repo: string;
+  report: RefreshReport | null;
+  error: unknown;
+  ms: number;
+}) => void;
+
+/** A refresh's progress; the last event (`done`) also carries the plan counts and generation. */
+export interface WorkspaceProgress extends RefreshProgress {
+  plan?: RefreshReport["plan"];
+  generation?: number;
+  changed?: boolean;
+}
+
+interface RunningRefresh {
+  task: Promise<RefreshReport>;
+  listeners: Set<(progress: RefreshProgress) => void>;
+}
+
+/** State shared by a workspace and its scoped views. */
+interface SharedState {
+  readers: Map<string, DatabaseSync>;
+  refreshes: Map<string, RunningRefresh>;
+  lastReports: Map<string, RefreshReport>;
+  pools: Map<string, ParsePool>;
+  observers: Set<RefreshObserver>;
+}
+
 /**
  * The registry of repositories and their targets: opens read connections,
  * runs single-flight refreshes, and rebuilds damaged targets.
@@ -43,65 +73,30 @@ export interface WorkspaceOptions {
 export class Workspace {
   readonly config: WorkspaceConfig;
   readonly repositories: Repository[];
-  readonly #readers = new Map<string, DatabaseSync>();
-  readonly #refreshes = new Map<string, Promise<RefreshReport>>();
-  readonly #lastReports = new Map<string, RefreshReport>();
-  #pools = new Map<string, ParsePool>();
+  readonly #shared: SharedState;
+  /** False for a scoped view: closing it leaves the shared state to its owner. */
+  readonly #owner: boolean;
 
-  private constructor(config: WorkspaceConfig, repositories: Repository[]) {
+  private constructor(
+    config: WorkspaceConfig,
+    repositories: Repository[],
+    shared?: SharedState,
+  ) {
     this.config = config;
     this.repositories = repositories;
+    this.#owner = shared === undefined;
+    this.#shared = shared ?? {
+      readers: new Map(),
+      refreshes: new Map(),
+      lastReports: new Map(),
+      pools: new Map(),
+      observers: new Set(),
+    };
   }
 
   /** Opens the workspace at a directory; throws `WireError` when it does not exist. */
   static async open(options: WorkspaceOptions = {}): Promise<Workspace> {
-    const directory = resolve(options.directory ?? Deno.cwd());
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.statSync(directory);
-    } catch {
-      throw new WireError(
-        "RepositoryNotFound",
-        `Cannot open workspace: '${directory}' does not exist`,
-      );
-    }
-    if (!info.isDirectory) {
-      throw new WireError(
-        "RepositoryNotFound",
-        `Cannot open workspace: '${directory}' is not a directory`,
-      );
-    }
-    const configPath = options.configPath ?? join(directory, "sextant.yml");
-    let config: WorkspaceConfig;
-    let text: string | null = null;
-    try {
-      text = Deno.readTextFileSync(configPath);
-    } catch (error) {
-      if (options.configPath) {
-        throw new WireError(
-          "InvalidParams",
-          `Cannot read config '${configPath}': ${(error as Error).message}`,
-        );
-      }
-    }
-    if (text !== null) {
-      config = parseWorkspaceConfig(text, resolve(configPath, ".."), configPath);
-    } else {
-      const top = (await gitTopLevel(directory)) ?? directory;
-      config = {
-        root: top,
-        discover: false,
-        cacheDirectory: defaultCacheDirectory(),
-        repositories: [{ name: basename(top) || "root", path: top }],
-        projectSiblings: [],
-        raw: {},
-        source: null,
-      };
-    }
-    if (options.cacheDirectory) config.cacheDirectory = resolve(options.cacheDirectory);
-    if (config.repositories.length === 0) {
-      config.repositories.push({ name: basename(config.root) || "root", path: config.root });
-    }
+    const config = await loadWorkspaceConfig(options);
     const repositories: Repository[] = [];
     for (const entry of config.repositories) {
       let real: string;
@@ -120,6 +115,22 @@ export class Workspace {
       });
     }
     return new Workspace(config, repositories);
+  }
+
+  /**
+   * A view that sees only the named repositories: every other one is answered
+   * exactly like a repository that does not exist. Shares readers and refreshes.
+   */
+  scoped(visible: ReadonlySet<string>): Workspace {
+    const repositories = this.repositories.filter((repo) => visible.has(repo.name));
+    const config: WorkspaceConfig = {
+      ...this.config,
+      repositories: this.config.repositories.filter((entry) => visible.has(entry.name)),
+      projectSiblings: this.config.projectSiblings
+        .map((group) => group.filter((name) => visible.has(name)))
+        .filter((group) => group.length > 1),
+    };
+    return new Workspace(config, repositories, this.#shared);
   }
 
   /** The repositories a request addresses: one by name, or all. Unknown names are not found. */
@@ -145,17 +156,17 @@ export class Workspace {
   reader(
     repo: Repository,
   ): { db: DatabaseSync; problem: null } | { db: null; problem: TargetProblem } {
-    const cached = this.#readers.get(repo.name);
+    const cached = this.#shared.readers.get(repo.name);
     if (cached) return { db: cached, problem: null };
     const opened = openReaderDatabase(repo.location);
-    if (opened.db) this.#readers.set(repo.name, opened.db);
+    if (opened.db) this.#shared.readers.set(repo.name, opened.db);
     return opened;
   }
 
   /** Drops a cached reader (after a rebuild, or when it turned out damaged). */
   dropReader(repo: Repository): void {
-    const db = this.#readers.get(repo.name);
-    this.#readers.delete(repo.name);
+    const db = this.#shared.readers.get(repo.name);
+    this.#shared.readers.delete(repo.name);
     try {
       db?.close();
     } catch { /* closed */ }
@@ -177,18 +188,64 @@ export class Workspace {
     }
   }
 
-  /** Reconciles one repository; concurrent callers join the refresh already running. */
+  /**
+   * Reconciles one repository; concurrent callers join the refresh already
+   * running, and each joiner's `onProgress` hears the rest of it.
+   */
   refresh(
     repo: Repository,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<RefreshReport> {
-    const running = this.#refreshes.get(repo.name);
-    if (running) return running;
-    const task = this.#runRefresh(repo, onProgress).finally(() =>
-      this.#refreshes.delete(repo.name)
-    );
-    this.#refreshes.set(repo.name, task);
+    const running = this.#shared.refreshes.get(repo.name);
+    if (running) {
+      if (onProgress) {
+        running.listeners.add(onProgress);
+        running.task.finally(() => running.listeners.delete(onProgress)).catch(() => {});
+      }
+      return running.task;
+    }
+    const listeners = new Set<(progress: RefreshProgress) => void>();
+    if (onProgress) listeners.add(onProgress);
+    let last: RefreshProgress = { phase: "inventory", done: 0, total: 0 };
+    const broadcast = (progress: RefreshProgress | WorkspaceProgress) => {
+      for (const listener of listeners) {
+        try {
+          listener(progress);
+        } catch { /* a listener's failure is its own */ }
+      }
+    };
+    const started = performance.now();
+    const task = this.#runRefresh(repo, (progress) => {
+      // The last event is sent once the report is known, with the plan counts.
+      if (progress.phase === "done") return;
+      last = progress;
+      broadcast(progress);
+    }).then(
+      (report) => {
+        broadcast({
+          phase: "done",
+          done: last.done,
+          total: last.total,
+          plan: report.plan,
+          generation: report.generation,
+          changed: report.changed,
+        });
+        this.#observe({ repo: repo.name, report, error: null, ms: performance.now() - started });
+        return report;
+      },
+      (error) => {
+        this.#observe({ repo: repo.name, report: null, error, ms: performance.now() - started });
+        throw error;
+      },
+    ).finally(() => this.#shared.refreshes.delete(repo.name));
+    this.#shared.refreshes.set(repo.name, { task, listeners });
     return task;
+  }
+
+  /** Registers a listener for every refresh; returns a function that removes it. */
+  observeRefreshes(observer: RefreshObserver): () => void {
+    this.#shared.observers.add(observer);
+    return () => this.#shared.observers.delete(observer);
   }
 
   /** Drops the target and builds it again. */
@@ -196,7 +253,7 @@ export class Workspace {
     repo: Repository,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<RefreshReport> {
-    await this.#refreshes.get(repo.name)?.catch(() => {});
+    await this.#shared.refreshes.get(repo.name)?.task.catch(() => {});
     this.dropReader(repo);
     removeDatabaseFiles(repo.location.databasePath);
     return this.refresh(repo, onProgress);
@@ -204,12 +261,25 @@ export class Workspace {
 
   /** The report of the last refresh this process ran for a repository. */
   lastReport(repo: Repository): RefreshReport | null {
-    return this.#lastReports.get(repo.name) ?? null;
+    return this.#shared.lastReports.get(repo.name) ?? null;
   }
 
   /** True when a refresh of the repository is running in this process. */
   refreshing(repo: Repository): boolean {
-    return this.#refreshes.has(repo.name);
+    return this.#shared.refreshes.has(repo.name);
+  }
+
+  /** Resolves when every refresh running now has ended (successfully or not). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#shared.refreshes.values()].map((r) => r.task.catch(() => {})));
+  }
+
+  #observe(event: Parameters<RefreshObserver>[0]): void {
+    for (const observer of this.#shared.observers) {
+      try {
+        observer(event);
+      } catch { /* an observer's failure is its own */ }
+    }
   }
 
   async #runRefresh(
@@ -240,25 +310,86 @@ export class Workspace {
       removeDatabaseFiles(repo.location.databasePath);
       report = await attempt();
     }
-    this.#lastReports.set(repo.name, report);
+    this.#shared.lastReports.set(repo.name, report);
     return report;
   }
 
   #pool(repo: Repository): ParsePool {
-    let pool = this.#pools.get(repo.name);
+    let pool = this.#shared.pools.get(repo.name);
     if (!pool) {
       pool = new ParsePool({ root: repo.root, table: loadLanguageTable() });
-      this.#pools.set(repo.name, pool);
+      this.#shared.pools.set(repo.name, pool);
     }
     return pool;
   }
 
-  /** Closes connections and terminates parse Workers. */
+  /** Closes connections and terminates parse Workers (a scoped view leaves them to its owner). */
   close(): void {
+    if (!this.#owner) return;
     for (const repo of this.repositories) this.dropReader(repo);
-    for (const pool of this.#pools.values()) pool.close();
-    this.#pools = new Map();
+    for (const pool of this.#shared.pools.values()) pool.close();
+    this.#shared.pools.clear();
   }
+}
+
+/**
+ * Reads the workspace config: `sextant.yml` (or `configPath`), else the
+ * implicit single-repository workspace; adds discovered repositories.
+ */
+export async function loadWorkspaceConfig(
+  options: WorkspaceOptions = {},
+): Promise<WorkspaceConfig> {
+  const directory = resolve(options.directory ?? Deno.cwd());
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(directory);
+  } catch {
+    throw new WireError(
+      "RepositoryNotFound",
+      `Cannot open workspace: '${directory}' does not exist`,
+    );
+  }
+  if (!info.isDirectory) {
+    throw new WireError(
+      "RepositoryNotFound",
+      `Cannot open workspace: '${directory}' is not a directory`,
+    );
+  }
+  const configPath = options.configPath ?? join(directory, "sextant.yml");
+  let config: WorkspaceConfig;
+  let text: string | null = null;
+  try {
+    text = Deno.readTextFileSync(configPath);
+  } catch (error) {
+    if (options.configPath) {
+      throw new WireError(
+        "InvalidParams",
+        `Cannot read config '${configPath}': ${(error as Error).message}`,
+      );
+    }
+  }
+  if (text !== null) {
+    config = parseWorkspaceConfig(text, resolve(configPath, ".."), resolve(configPath));
+  } else {
+    const top = (await gitTopLevel(directory)) ?? directory;
+    config = {
+      root: top,
+      discover: false,
+      cacheDirectory: defaultCacheDirectory(),
+      repositories: [{ name: basename(top) || "root", path: top }],
+      projectSiblings: [],
+      raw: {},
+      source: null,
+    };
+  }
+  if (options.cacheDirectory) config.cacheDirectory = resolve(options.cacheDirectory);
+  if (config.discover) {
+    config.repositories = mergeDiscovered(config.repositories, discoverRepositories(config.root));
+  }
+  if (config.repositories.length === 0) {
+    config.repositories.push({ name: basename(config.root) || "root", path: config.root });
+  }
+  return config;
 }
 
 /** Normalises a repository-relative path from a request; rejects `..` and absolute paths. */

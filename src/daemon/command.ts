@@ -1,0 +1,83 @@
+/** `sextant daemon`: runs the daemon in the foreground until SIGINT/SIGTERM. */
+import { parseArgs } from "node:util";
+import { WireError } from "../protocol/errors.ts";
+import { loadWorkspaceConfig } from "../workspace/workspace.ts";
+import { type LogFormat, TraceLog } from "./observe.ts";
+import { Daemon } from "./server.ts";
+import { socketPath, SocketUnavailable } from "./socket.ts";
+
+const USAGE =
+  `usage: sextant daemon [--socket PATH] [--workspace DIR] [--config FILE] [--cache-dir DIR]
+                      [--log-format text|json] [--quiet]
+socket:  --socket, else $SEXTANT_SOCKET, else $XDG_RUNTIME_DIR/sextant/sextant.sock,
+         else <cache dir>/run/sextant.sock
+signals: SIGHUP reloads sextant.yml; SIGINT/SIGTERM stop (socket removed)`;
+
+/** Runs the daemon; returns the exit code. */
+export async function daemonCommand(args: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args,
+      options: {
+        socket: { type: "string" },
+        workspace: { type: "string" },
+        config: { type: "string" },
+        "cache-dir": { type: "string" },
+        "log-format": { type: "string", default: "text" },
+        quiet: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`sextant: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const format = values["log-format"];
+  if (format !== "text" && format !== "json") {
+    console.error(`sextant: --log-format must be text or json\n${USAGE}`);
+    return 2;
+  }
+  const log = new TraceLog({ format: format as LogFormat, quiet: values.quiet });
+  const workspaceOptions = {
+    directory: values.workspace,
+    configPath: values.config,
+    cacheDirectory: values["cache-dir"],
+  };
+  let daemon: Daemon;
+  try {
+    const config = await loadWorkspaceConfig(workspaceOptions);
+    const socket = socketPath(values.socket, config.cacheDirectory);
+    daemon = await Daemon.start({ socket, workspace: workspaceOptions, log });
+  } catch (error) {
+    if (
+      error instanceof SocketUnavailable || error instanceof WireError ||
+      error instanceof SyntaxError
+    ) {
+      console.error(`sextant: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  const stop = (signal: string) => () => daemon.shutdown(signal);
+  const onInt = stop("SIGINT");
+  const onTerm = stop("SIGTERM");
+  const onHup = () => {
+    daemon.reload().catch((error) =>
+      log.event("daemon.reload_failed", { error: (error as Error).message })
+    );
+  };
+  Deno.addSignalListener("SIGINT", onInt);
+  Deno.addSignalListener("SIGTERM", onTerm);
+  Deno.addSignalListener("SIGHUP", onHup);
+  await daemon.serve();
+  await daemon.shutdown("listener closed");
+  Deno.removeSignalListener("SIGINT", onInt);
+  Deno.removeSignalListener("SIGTERM", onTerm);
+  Deno.removeSignalListener("SIGHUP", onHup);
+  return 0;
+}

@@ -1,0 +1,342 @@
+/**
+ * Per-agent access (SPEC §3), enforced here and nowhere else: which
+ * repositories, paths and actions an agent may use, how many results it may
+ * get, and whether it may see source text. Checked before any backend runs
+ * (a scoped workspace, a capped request) and again on every result.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import picomatch from "picomatch";
+import type { ActionContext } from "../actions/context.ts";
+import { WireError } from "../protocol/errors.ts";
+import { METHODS } from "../protocol/methods.ts";
+import type { Envelope, ResultHit } from "../protocol/types.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+
+/** One agent of `sextant.yml`'s `agents` section. */
+export interface AgentSpec {
+  name: string;
+  tokenEnv: string | null;
+  tokenSha256: string | null;
+  repositories: "*" | string[];
+  paths: Record<string, string[]>;
+  actions: string[] | null;
+  maxResults: number | null;
+  mode: "full" | "summary";
+}
+
+/** Actions an agent in `mode: summary` may use: none of them returns source text. */
+export const SUMMARY_ACTIONS: ReadonlySet<string> = new Set(["map", "outline", "status"]);
+
+/** The answer to any failed authentication: it never says which part was wrong. */
+const REFUSED = "Unknown agent or wrong token";
+
+/** Parses the `agents` section; null when there is none (a single local user, full access). */
+export function parseAgents(raw: unknown, source: string): AgentSpec[] | null {
+  if (raw === undefined || raw === null) return null;
+  const fail = (what: string): never => {
+    throw new SyntaxError(`Cannot parse workspace config ${source}: ${what}`);
+  };
+  if (typeof raw !== "object" || Array.isArray(raw)) fail("key 'agents' is not a mapping");
+  const agents: AgentSpec[] = [];
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      fail(`agent '${name}' is not a mapping`);
+    }
+    const entry = value as Record<string, unknown>;
+    const stringList = (key: string): string[] | null => {
+      const list = entry[key];
+      if (list === undefined || list === null) return null;
+      if (!Array.isArray(list) || list.some((item) => typeof item !== "string")) {
+        fail(`agent '${name}' key '${key}' is not a list of strings`);
+      }
+      return list as string[];
+    };
+    const tokenEnv = entry.token_env;
+    const tokenSha256 = entry.token_sha256;
+    if (tokenEnv !== undefined && typeof tokenEnv !== "string") {
+      fail(`agent '${name}' key 'token_env' is not a string`);
+    }
+    if (
+      tokenSha256 !== undefined &&
+      (typeof tokenSha256 !== "string" || !/^[0-9a-fA-F]{64}$/.test(tokenSha256))
+    ) {
+      fail(`agent '${name}' key 'token_sha256' is not 64 hex digits`);
+    }
+    if (tokenEnv === undefined && tokenSha256 === undefined) {
+      fail(`agent '${name}' needs 'token_env' or 'token_sha256'`);
+    }
+    const repositories = entry.repositories === "*" ? "*" : stringList("repositories") ?? [];
+    const paths: Record<string, string[]> = {};
+    if (entry.paths !== undefined && entry.paths !== null) {
+      if (typeof entry.paths !== "object" || Array.isArray(entry.paths)) {
+        fail(`agent '${name}' key 'paths' is not a mapping`);
+      }
+      for (const [repo, globs] of Object.entries(entry.paths as Record<string, unknown>)) {
+        const list = typeof globs === "string" ? [globs] : globs;
+        if (!Array.isArray(list) || list.some((glob) => typeof glob !== "string")) {
+          fail(`agent '${name}' paths of '${repo}' are not a list of globs`);
+        }
+        paths[repo] = list as string[];
+      }
+    }
+    const maxResults = entry.max_results;
+    if (
+      maxResults !== undefined &&
+      (typeof maxResults !== "number" || !Number.isInteger(maxResults) || maxResults < 1)
+    ) {
+      fail(`agent '${name}' key 'max_results' is not a positive whole number`);
+    }
+    const mode = entry.mode ?? "full";
+    if (mode !== "full" && mode !== "summary") {
+      fail(`agent '${name}' key 'mode' is not 'full' or 'summary'`);
+    }
+    const actions = stringList("actions");
+    for (const action of actions ?? []) {
+      if (
+        !(action in METHODS) && action !== "map" && action !== "outline" && action !== "context" &&
+        action !== "verify"
+      ) {
+        fail(`agent '${name}' names unknown action '${action}'`);
+      }
+    }
+    agents.push({
+      name,
+      tokenEnv: (tokenEnv as string | undefined) ?? null,
+      tokenSha256: (tokenSha256 as string | undefined)?.toLowerCase() ?? null,
+      repositories,
+      paths,
+      actions,
+      maxResults: (maxResults as number | undefined) ?? null,
+      mode: mode as "full" | "summary",
+    });
+  }
+  return agents;
+}
+
+function sha256(text: string): Uint8Array {
+  return createHash("sha256").update(text).digest();
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+/** The access rules of a workspace: who may connect and what each agent is granted. */
+export class AccessPolicy {
+  readonly #agents: Map<string, AgentSpec> | null;
+  readonly #expected: Map<string, Uint8Array>;
+
+  private constructor(agents: AgentSpec[] | null, env: (name: string) => string | undefined) {
+    this.#agents = agents ? new Map(agents.map((agent) => [agent.name, agent])) : null;
+    this.#expected = new Map();
+    for (const agent of agents ?? []) {
+      // Both kinds of token are compared as SHA-256 digests: equal lengths, constant time.
+      if (agent.tokenSha256) this.#expected.set(agent.name, hexBytes(agent.tokenSha256));
+      else if (agent.tokenEnv) {
+        const token = env(agent.tokenEnv);
+        if (token) this.#expected.set(agent.name, sha256(token));
+      }
+    }
+  }
+
+  /** The policy of a workspace config (`raw.agents`); tokens named by `token_env` are read now. */
+  static fromConfig(
+    raw: Record<string, unknown>,
+    source: string,
+    env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+  ): AccessPolicy {
+    return new AccessPolicy(parseAgents(raw.agents, source), env);
+  }
+
+  /** True when there is no `agents` section: one local user with full access. */
+  get open(): boolean {
+    return this.#agents === null;
+  }
+
+  /**
+   * The grant of an agent presenting a token; throws `Unauthorized` with the
+   * same message whatever was wrong. Without an agents section, full access.
+   */
+  authenticate(agent: unknown, token: unknown): Grant {
+    if (this.#agents === null) return Grant.full(typeof agent === "string" ? agent : "local");
+    const spec = typeof agent === "string" ? this.#agents.get(agent) : undefined;
+    const expected = spec ? this.#expected.get(spec.name) : undefined;
+    const presented = sha256(typeof token === "string" ? token : "");
+    // Compare even when the agent is unknown, so timing does not tell names apart.
+    const equal = timingSafeEqual(presented, expected ?? sha256("\0no agent\0"));
+    if (!spec || !expected || !equal || typeof token !== "string") {
+      throw new WireError("Unauthorized", REFUSED);
+    }
+    return new Grant(spec);
+  }
+
+  /** The grant of an already authenticated agent after a reload, or null when it was removed. */
+  regrant(agent: string): Grant | null {
+    if (this.#agents === null) return Grant.full(agent);
+    const spec = this.#agents.get(agent);
+    return spec && this.#expected.has(agent) ? new Grant(spec) : null;
+  }
+}
+
+/** What one authenticated agent may do and see. */
+export class Grant {
+  readonly agent: string;
+  readonly #spec: AgentSpec | null;
+  readonly #matchers = new Map<string, (path: string) => boolean>();
+
+  constructor(spec: AgentSpec | null, agent?: string) {
+    this.#spec = spec;
+    this.agent = spec?.name ?? agent ?? "local";
+    for (const [repo, globs] of Object.entries(spec?.paths ?? {})) {
+      this.#matchers.set(repo, picomatch(globs, { dot: true }));
+    }
+  }
+
+  /** Full access (no agents section, or the embedded CLI without an agent). */
+  static full(agent = "local"): Grant {
+    return new Grant(null, agent);
+  }
+
+  /** True when nothing is restricted. */
+  get unrestricted(): boolean {
+    return this.#spec === null;
+  }
+
+  get mode(): "full" | "summary" {
+    return this.#spec?.mode ?? "full";
+  }
+
+  get maxResults(): number | null {
+    return this.#spec?.maxResults ?? null;
+  }
+
+  /** Names of the workspace's repositories this agent may see. */
+  visibleRepositories(workspace: Workspace): Set<string> {
+    const names = workspace.repositories.map((repo) => repo.name);
+    const allowed = this.#spec?.repositories ?? "*";
+    return new Set(allowed === "*" ? names : names.filter((name) => allowed.includes(name)));
+  }
+
+  /** Whether a repository-relative path of a (visible) repository may be seen. */
+  allowPath(repo: string, path: string): boolean {
+    const matcher = this.#matchers.get(repo);
+    return matcher ? matcher(path) : true;
+  }
+
+  /** Whether only some paths of a repository are visible. */
+  pathRestricted(repo: string): boolean {
+    return this.#matchers.has(repo);
+  }
+
+  /** Whether the agent may call an action. */
+  allowsAction(action: string): boolean {
+    if (this.#spec === null) return true;
+    if (this.#spec.actions && !this.#spec.actions.includes(action)) return false;
+    return this.#spec.mode !== "summary" || SUMMARY_ACTIONS.has(action);
+  }
+
+  /** The actions of a list this agent may call. */
+  allowedActions(actions: string[]): string[] {
+    return actions.filter((action) => this.allowsAction(action));
+  }
+
+  /**
+   * Prepares a request before any backend runs: refuses an action not granted,
+   * caps `limit`, and returns the scoped workspace and the action context.
+   */
+  prepare(
+    workspace: Workspace,
+    action: string,
+    params: Record<string, unknown>,
+  ): { workspace: Workspace; params: Record<string, unknown>; context: ActionContext } {
+    if (!this.allowsAction(action)) {
+      throw new WireError("Unauthorized", `Action '${action}' is not allowed for this agent`);
+    }
+    if (this.#spec === null) return { workspace, params, context: {} };
+    const capped = { ...params };
+    const max = this.maxResults;
+    if (max !== null && typeof capped.limit === "number" && capped.limit > max) capped.limit = max;
+    const visible = this.visibleRepositories(workspace);
+    const context: ActionContext = { repositories: visible };
+    if (this.#matchers.size > 0) {
+      context.allowPath = (repo, path) => this.allowPath(repo, path);
+      context.pathRestricted = (repo) => this.pathRestricted(repo);
+    }
+    return { workspace: workspace.scoped(visible), params: capped, context };
+  }
+
+  /**
+   * Filters an answer again: drops every hit, candidate or nested record that
+   * names a repository or path outside the grant, caps the results, and strips
+   * source text in summary mode.
+   */
+  filter(envelope: Envelope, visible: ReadonlySet<string>): Envelope {
+    if (this.#spec === null) return envelope;
+    const allowed = (value: unknown) => this.#allowedValue(value, visible);
+    let results = envelope.results.filter(allowed);
+    let truncated = envelope.truncated;
+    const max = this.maxResults;
+    if (max !== null && results.length > max) {
+      results = results.slice(0, max);
+      truncated = true;
+    }
+    const filtered: Envelope = {
+      ...envelope,
+      results: results.map((hit) => this.#scrubHit(hit, visible)),
+      repositories: envelope.repositories.filter((state) => visible.has(state.name)),
+      limitations: envelope.limitations.filter((line) => !mentionsHidden(line, envelope, visible)),
+      truncated,
+    };
+    if (envelope.candidates) {
+      filtered.candidates = envelope.candidates.filter(allowed).map((hit) =>
+        this.#scrubHit(hit, visible)
+      );
+    }
+    if (envelope.data !== undefined) filtered.data = this.#scrub(envelope.data, visible);
+    return filtered;
+  }
+
+  #scrubHit(hit: ResultHit, visible: ReadonlySet<string>): ResultHit {
+    const scrubbed = this.#scrub(hit, visible) as ResultHit;
+    return this.mode === "summary" ? { ...scrubbed, snippet: "" } : scrubbed;
+  }
+
+  /** Removes, at any depth, array elements that name a hidden repository or path. */
+  #scrub(value: unknown, visible: ReadonlySet<string>, depth = 0): unknown {
+    if (depth > 32 || typeof value !== "object" || value === null) return value;
+    if (Array.isArray(value)) {
+      return value.filter((item) => this.#allowedValue(item, visible))
+        .map((item) => this.#scrub(item, visible, depth + 1));
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = this.#scrub(item, visible, depth + 1);
+    }
+    return out;
+  }
+
+  /** False for a record naming a hidden repository (`repo` or `name`+`root`) or hidden path. */
+  #allowedValue(value: unknown, visible: ReadonlySet<string>): boolean {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return true;
+    const record = value as Record<string, unknown>;
+    const repo = typeof record.repo === "string"
+      ? record.repo
+      : typeof record.name === "string" && ("generation" in record || "root" in record)
+      ? record.name
+      : null;
+    if (repo === null) return true;
+    if (!visible.has(repo)) return false;
+    if (typeof record.path === "string" && !this.allowPath(repo, record.path)) return false;
+    return true;
+  }
+}
+
+/** True when a limitation line is about a repository the agent may not see. */
+function mentionsHidden(line: string, envelope: Envelope, visible: ReadonlySet<string>): boolean {
+  for (const state of envelope.repositories) {
+    if (!visible.has(state.name) && line.startsWith(`${state.name}:`)) return true;
+  }
+  return false;
+}
