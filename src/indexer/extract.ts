@@ -104,6 +104,8 @@ export function extractStructure(options: {
   const matches = query.matches(root, { timeoutMicros: LIMITS.queryMicros });
   const definitions = new Map<string, Definition>();
   const references: Reference[] = [];
+  // Two patterns may describe the same import binding; it is stored once.
+  const seenImports = new Set<string>();
   let declaredModule: string | null = null;
   for (const match of matches) {
     let outer: Node | null = null;
@@ -111,7 +113,7 @@ export function extractStructure(options: {
     let nameNode: Node | null = null;
     let receiver: Node | null = null;
     let doc: Node | null = null;
-    let module: Node | null = null;
+    const modules: Node[] = [];
     let importName: Node | null = null;
     let alias: Node | null = null;
     let wildcard = false;
@@ -123,7 +125,7 @@ export function extractStructure(options: {
       else if (name === "module") declaredModule ??= capture.node.text;
       else if (name === "receiver") receiver = capture.node;
       else if (name === "doc") doc = capture.node;
-      else if (name === "import.module") module = capture.node;
+      else if (name === "import.module") modules.push(capture.node);
       else if (name === "import.name") importName = capture.node;
       else if (name === "import.alias") alias = capture.node;
       else if (name === "import.wildcard") wildcard = true;
@@ -135,19 +137,27 @@ export function extractStructure(options: {
     }
     if (!outer) continue;
     if (outerName === "import") {
-      if (!module) continue;
-      const moduleText = stripQuotes(module.text);
+      if (modules.length === 0) continue;
+      // Nested groups (`use a::{b::{c}}`) capture one module part per level.
+      const moduleText = modules.map((node) => stripQuotes(node.text)).join(rules.separator);
+      const target = importName ? importName.text : wildcard ? "*" : moduleText;
+      const aliasText = alias ? alias.text : null;
+      const key =
+        `${outer.startIndex}\0${importName?.startIndex}\0${target}\0${moduleText}\0${aliasText}`;
+      if (seenImports.has(key)) continue;
+      seenImports.add(key);
       references.push({
         node: outer,
         kind: "imports",
-        name: importName ? importName.text : wildcard ? "*" : moduleText,
+        name: target,
         receiver: null,
         module: moduleText,
-        alias: alias ? alias.text : null,
+        alias: aliasText,
       });
     } else if (outerName.startsWith("definition.")) {
       if (!nameNode || nameNode.text === "") continue;
-      const key = `${outer.startIndex}:${outer.endIndex}`;
+      // One declaration may define several names (`var a, b int`): each is a symbol.
+      const key = `${outer.startIndex}:${outer.endIndex}:${nameNode.startIndex}`;
       if (definitions.has(key)) continue;
       definitions.set(key, {
         node: outer,
@@ -155,7 +165,7 @@ export function extractStructure(options: {
         kind: outerName.slice("definition.".length),
         doc: doc ? firstSentence(doc.text) : null,
         parent: null,
-        scope: scope ? scope.text : null,
+        scope: scope ? ownerText(scope, nameNode) : null,
         qualified: "",
         id: "",
         chunkStart: outer.startPosition.row,
@@ -217,7 +227,10 @@ function nameDefinitions(
   const rows: SymbolRow[] = [];
   const kept: Definition[] = [];
   for (const def of ordered) {
-    while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= def.node.startIndex) {
+    while (
+      stack.length > 0 && (stack[stack.length - 1].node.endIndex <= def.node.startIndex ||
+        sameNode(stack[stack.length - 1], def))
+    ) {
       stack.pop();
     }
     const parent = stack.length > 0 ? stack[stack.length - 1] : null;
@@ -260,6 +273,11 @@ function nameDefinitions(
   ordered.length = 0;
   ordered.push(...kept);
   return rows;
+}
+
+/** Names declared together share their declaration node: they are siblings, not nested. */
+function sameNode(a: Definition, b: Definition): boolean {
+  return a.node.startIndex === b.node.startIndex && a.node.endIndex === b.node.endIndex;
 }
 
 function relationRows(
@@ -436,13 +454,18 @@ export function scopePath(text: string, separator: string): string {
     .filter((part) => part !== "").join(separator);
 }
 
+/** Nodes that wrap a definition and start where its leading text starts. */
+const WRAPPERS =
+  /^(decorated_definition|export_statement|lexical_declaration|variable_declaration|ambient_declaration|template_declaration)$/;
+/** Siblings before a definition that belong to it: comments, decorators, Rust attributes. */
+const LEADING = /comment|decorator|^attribute_item$/;
+
 /** The line where a definition's leading decorators, export keyword and doc comments start. */
 function leadingStart(node: Node): number {
   let top = node;
   while (
     top.parent &&
-    /^(decorated_definition|export_statement|lexical_declaration|variable_declaration|ambient_declaration)$/
-      .test(top.parent.type) &&
+    WRAPPERS.test(top.parent.type) &&
     top.parent.startPosition.row >= top.startPosition.row - 50
   ) {
     top = top.parent;
@@ -450,7 +473,7 @@ function leadingStart(node: Node): number {
   let start = top.startPosition.row;
   let previous = top.previousSibling;
   while (
-    previous && /comment|decorator/.test(previous.type) &&
+    previous && LEADING.test(previous.type) &&
     previous.endPosition.row >= start - 1
   ) {
     start = previous.startPosition.row;
@@ -463,15 +486,18 @@ function precedingDoc(node: Node): string | null {
   let top = node;
   while (
     top.parent &&
-    /^(export_statement|lexical_declaration|decorated_definition)$/.test(top.parent.type)
+    /^(export_statement|lexical_declaration|decorated_definition|template_declaration)$/.test(
+      top.parent.type,
+    )
   ) {
     top = top.parent;
   }
   const comments: string[] = [];
   let previous = top.previousSibling;
   let line = top.startPosition.row;
-  while (previous && previous.type.includes("comment") && previous.endPosition.row >= line - 1) {
-    comments.unshift(previous.text);
+  while (previous && LEADING.test(previous.type) && previous.endPosition.row >= line - 1) {
+    // Attributes between a doc comment and its item (`/// doc` then `#[derive]`) are skipped.
+    if (previous.type.includes("comment")) comments.unshift(previous.text);
     line = previous.startPosition.row;
     previous = previous.previousSibling;
   }
@@ -542,6 +568,14 @@ function collectErrors(root: Node): { count: number; bytes: number; firstLine: n
     for (const child of node.children) if (child) stack.push(child);
   }
   return { count, bytes, firstLine: Math.max(firstLine, 0) };
+}
+
+/** The owner written at a definition; a scope that encloses the name (`A::B::f`) ends before it. */
+function ownerText(scope: Node, name: Node): string {
+  if (scope.startIndex <= name.startIndex && name.endIndex <= scope.endIndex) {
+    return scope.text.slice(0, name.startIndex - scope.startIndex);
+  }
+  return scope.text;
 }
 
 function stripQuotes(text: string): string {
