@@ -109,3 +109,116 @@ export async function runCli(
     stderr: new TextDecoder().decode(out.stderr),
   };
 }
+
+/** A daemon started as a real process on its own socket (tests named "(real socket)"). */
+export interface DaemonProcess {
+  socket: string;
+  process: Deno.ChildProcess;
+  /** Everything the daemon wrote to stderr so far (its traces). */
+  stderr: () => string;
+  /** Sends SIGTERM and waits for the exit status. */
+  stop: () => Promise<Deno.CommandStatus>;
+}
+
+/** A private (0700) directory for sockets, short enough for a Unix socket path. */
+export function socketDirectory(): string {
+  return Deno.makeTempDirSync({ prefix: "sx-", dir: "/tmp" });
+}
+
+/** Starts `sextant daemon` and waits until it answers on its socket. */
+export async function startDaemon(options: {
+  workspace: string;
+  cache?: string;
+  socket?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}): Promise<DaemonProcess> {
+  const socket = options.socket ?? join(socketDirectory(), "d.sock");
+  const process = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--unstable-worker-options",
+      "--allow-all",
+      join(PROJECT_ROOT, "src/main.ts"),
+      "daemon",
+      "--socket",
+      socket,
+      "--workspace",
+      options.workspace,
+      ...(options.args ?? []),
+    ],
+    env: { SEXTANT_CACHE_DIR: options.cache ?? tempCache(), ...options.env },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let log = "";
+  const decoder = new TextDecoder();
+  const reading = (async () => {
+    for await (const chunk of process.stderr) log += decoder.decode(chunk, { stream: true });
+  })();
+  const deadline = Date.now() + 30_000;
+  let exited = false;
+  process.status.then(() => (exited = true));
+  while (Date.now() < deadline && !exited) {
+    try {
+      (await Deno.connect({ transport: "unix", path: socket })).close();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  if (exited) {
+    await reading;
+    throw new Error(`daemon exited before listening: ${log}`);
+  }
+  return {
+    socket,
+    process,
+    stderr: () => log,
+    stop: async () => {
+      try {
+        process.kill("SIGTERM");
+      } catch { /* already gone */ }
+      const status = await process.status;
+      await reading;
+      return status;
+    },
+  };
+}
+
+/** Sends raw bytes on a new connection and collects every frame until the daemon closes or `ms` pass. */
+export async function rawExchange(
+  socket: string,
+  bytes: Uint8Array | string,
+  options: { frames?: number; ms?: number } = {},
+): Promise<unknown[]> {
+  const conn = await Deno.connect({ transport: "unix", path: socket });
+  const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
+  try {
+    let written = 0;
+    while (written < data.length) written += await conn.write(data.subarray(written));
+  } catch { /* the daemon may close first */ }
+  const frames: unknown[] = [];
+  let buffer = "";
+  const decoder = new TextDecoder();
+  const timer = setTimeout(() => conn.close(), options.ms ?? 5000);
+  try {
+    const chunk = new Uint8Array(65536);
+    while (frames.length < (options.frames ?? 1)) {
+      const n = await conn.read(chunk);
+      if (n === null) break;
+      buffer += decoder.decode(chunk.subarray(0, n), { stream: true });
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        frames.push(JSON.parse(buffer.slice(0, newline)));
+        buffer = buffer.slice(newline + 1);
+      }
+    }
+  } catch { /* closed */ }
+  clearTimeout(timer);
+  try {
+    conn.close();
+  } catch { /* closed */ }
+  return frames;
+}

@@ -1,8 +1,12 @@
 import { parseArgs } from "node:util";
-import { runAction } from "../actions/dispatch.ts";
+import { DaemonClient, RpcFailure } from "../daemon/client.ts";
+import { executeAction } from "../daemon/execute.ts";
+import { AccessPolicy, Grant } from "../daemon/policy.ts";
+import { socketPath } from "../daemon/socket.ts";
 import { WireError } from "../protocol/errors.ts";
+import type { Envelope } from "../protocol/types.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
-import { Workspace } from "../workspace/workspace.ts";
+import { loadWorkspaceConfig, Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { formatHuman } from "./printer.ts";
 
 const USAGE =
@@ -11,6 +15,8 @@ const USAGE =
 actions: search <query>, symbols <name>, status, refresh, rebuild
 flags:   --repo NAME  --paths GLOB (repeatable)  --language LANG  --limit N
          --kind KIND  --strategy hybrid|lexical|vector  --no-refresh
+daemon:  --socket PATH  --agent NAME (or $SEXTANT_AGENT)  --token T (or $SEXTANT_TOKEN)
+         --embedded (never use a daemon)
 exit:    0 found, 1 nothing found, 2 error`;
 
 const MAIN_ARGUMENT: Record<string, string> = { search: "query", symbols: "query" };
@@ -34,6 +40,10 @@ export async function queryCommand(args: string[]): Promise<number> {
         kind: { type: "string" },
         strategy: { type: "string" },
         "no-refresh": { type: "boolean", default: false },
+        socket: { type: "string" },
+        agent: { type: "string" },
+        token: { type: "string" },
+        embedded: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -76,37 +86,131 @@ export async function queryCommand(args: string[]): Promise<number> {
     params.refresh = !values["no-refresh"];
   }
 
-  let workspace: Workspace | null = null;
+  const workspaceOptions: WorkspaceOptions = {
+    directory: values.workspace,
+    configPath: values.config,
+    cacheDirectory: values["cache-dir"],
+  };
+  const identity = {
+    agent: values.agent ?? Deno.env.get("SEXTANT_AGENT"),
+    token: values.token ?? Deno.env.get("SEXTANT_TOKEN"),
+  };
+  const progress = Deno.stderr.isTerminal() && !values.json ? progressPrinter() : undefined;
   try {
-    workspace = await Workspace.open({
-      directory: values.workspace,
-      configPath: values.config,
-      cacheDirectory: values["cache-dir"],
-    });
-    const progress = Deno.stderr.isTerminal() && !values.json ? progressPrinter() : undefined;
-    const envelope = await runAction(workspace, action, params, { onProgress: progress });
+    const answer = (!values.embedded &&
+      await viaDaemon({
+        workspaceOptions,
+        socket: values.socket,
+        identity,
+        action,
+        params,
+        progress,
+      })) ||
+      await embedded({ workspaceOptions, identity, action, params, progress });
     if (progress) Deno.stderr.writeSync(new TextEncoder().encode("\r\x1b[K"));
+    const { envelope, multiRepo } = answer;
     if (values.json) {
       console.log(JSON.stringify(envelope, null, 2));
     } else {
-      const text = formatHuman(envelope, workspace.repositories.length > 1);
+      const text = formatHuman(envelope, multiRepo);
       if (text) console.log(text);
     }
     if (action === "search" || action === "symbols") return envelope.results.length > 0 ? 0 : 1;
     return 0;
   } catch (error) {
-    const message = error instanceof WireError || error instanceof SyntaxError
-      ? error.message
-      : `${(error as Error)?.message ?? error}`;
+    const known = error instanceof WireError || error instanceof SyntaxError ||
+      error instanceof RpcFailure;
+    const message = known ? error.message : `${(error as Error)?.message ?? error}`;
     if (values.json) {
-      const code = error instanceof WireError ? error.code : -32603;
+      const code = error instanceof WireError || error instanceof RpcFailure ? error.code : -32603;
       console.log(JSON.stringify({ error: { code, message } }, null, 2));
     } else {
       console.error(`sextant: ${message}`);
     }
     return 2;
+  }
+}
+
+interface Answer {
+  envelope: Envelope;
+  multiRepo: boolean;
+}
+
+interface Identity {
+  agent?: string;
+  token?: string;
+}
+
+/**
+ * Asks the daemon listening on the socket, when one answers and serves this
+ * same workspace; null otherwise (the caller then runs embedded).
+ */
+async function viaDaemon(options: {
+  workspaceOptions: WorkspaceOptions;
+  socket?: string;
+  identity: Identity;
+  action: string;
+  params: Record<string, unknown>;
+  progress?: (repo: string, progress: RefreshProgress) => void;
+}): Promise<Answer | null> {
+  const config = await loadWorkspaceConfig(options.workspaceOptions);
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.connect(socketPath(options.socket, config.cacheDirectory));
+  } catch {
+    return null;
+  }
+  try {
+    const hello = await client.request("initialize", {
+      ...(options.identity.agent ? { agent: options.identity.agent } : {}),
+      ...(options.identity.token ? { token: options.identity.token } : {}),
+    }) as {
+      workspace: { root: string; config: string | null; cache_dir: string };
+      repositories: unknown[];
+    };
+    const same = hello.workspace.root === config.root &&
+      hello.workspace.config === config.source &&
+      hello.workspace.cache_dir === config.cacheDirectory;
+    // A daemon of another workspace does not answer for this one.
+    if (!same) return null;
+    const progress = options.progress;
+    const envelope = await client.request(options.action, options.params, {
+      onProgress: progress
+        ? (p) => progress(p.repo as string, p as unknown as RefreshProgress)
+        : undefined,
+    }) as Envelope;
+    return { envelope, multiRepo: hello.repositories.length > 1 };
   } finally {
-    workspace?.close();
+    client.close();
+  }
+}
+
+/** Runs the action in this process, under the same policy the daemon would apply. */
+async function embedded(options: {
+  workspaceOptions: WorkspaceOptions;
+  identity: Identity;
+  action: string;
+  params: Record<string, unknown>;
+  progress?: (repo: string, progress: RefreshProgress) => void;
+}): Promise<Answer> {
+  const workspace = await Workspace.open(options.workspaceOptions);
+  try {
+    // The local user owns the files: without --agent the CLI has full access.
+    const grant = options.identity.agent
+      ? AccessPolicy.fromConfig(workspace.config.raw, workspace.config.source ?? "")
+        .authenticate(options.identity.agent, options.identity.token)
+      : Grant.full();
+    const { envelope } = await executeAction({
+      workspace,
+      grant,
+      action: options.action,
+      params: options.params,
+      onProgress: options.progress,
+    });
+    const visible = grant.visibleRepositories(workspace);
+    return { envelope, multiRepo: visible.size > 1 };
+  } finally {
+    workspace.close();
   }
 }
 

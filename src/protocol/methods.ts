@@ -22,7 +22,10 @@ export interface MethodDescriptor {
 }
 
 /** Input limits (SPEC §14). */
-export const LIMITS = { limit: 1000, queryBytes: 100_000, paths: 64 };
+export const LIMITS = { limit: 1000, queryBytes: 100_000, paths: 64, depth: 100 };
+
+/** A traversal depth: actions clamp deeper requests to what they serve; beyond this it is an error. */
+const depthField: FieldSpec = { type: "integer", min: 1, max: LIMITS.depth };
 
 const common: Record<string, FieldSpec> = {
   repo: { type: "string" },
@@ -80,12 +83,12 @@ export const METHODS: Record<string, MethodDescriptor> = {
   callers: {
     name: "callers",
     summary: "Incoming calls of a symbol, transitively up to depth",
-    params: { ...common, ...navigationTarget, depth: { type: "integer", min: 1 } },
+    params: { ...common, ...navigationTarget, depth: depthField },
   },
   callees: {
     name: "callees",
     summary: "Outgoing calls of a symbol, transitively up to depth",
-    params: { ...common, ...navigationTarget, depth: { type: "integer", min: 1 } },
+    params: { ...common, ...navigationTarget, depth: depthField },
   },
   impact: {
     name: "impact",
@@ -94,7 +97,7 @@ export const METHODS: Record<string, MethodDescriptor> = {
       ...common,
       ...navigationTarget,
       diff: { type: "boolean" },
-      depth: { type: "integer", min: 1 },
+      depth: depthField,
       format: { type: "string", oneOf: ["list", "mermaid"] },
     },
   },
@@ -104,7 +107,7 @@ export const METHODS: Record<string, MethodDescriptor> = {
     params: {
       ...common,
       ...navigationTarget,
-      depth: { type: "integer", min: 1 },
+      depth: depthField,
       format: { type: "string", oneOf: ["list", "mermaid"] },
     },
   },
