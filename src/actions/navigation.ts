@@ -1,7 +1,37 @@
-import type { Envelope } from "../protocol/types.ts";
+/**
+ * Navigation actions over the relation graph (SPEC §7, §9): definition,
+ * references, callers, callees, impact and neighborhood. Each answer is
+ * resolved at query time over the caller's scope; nothing is persisted.
+ */
+import picomatch from "picomatch";
+import type { Envelope, ResultHit } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import { normaliseRequestPath } from "../workspace/workspace.ts";
 import type { ActionContext } from "./context.ts";
+import { envelope, repositoryStates } from "./envelope.ts";
+import { ScopeStore } from "../resolver/store.ts";
+import { ModuleResolver } from "../resolver/modules.ts";
+import { Resolver } from "../resolver/resolve.ts";
+import {
+  type GraphEdge,
+  type GraphNode,
+  pathConfidence,
+  type Reached,
+  type TraversalResult,
+  traverse,
+} from "../resolver/traverse.ts";
+import { mermaidDiagram } from "../resolver/mermaid.ts";
+import { dynamicSites } from "../resolver/dynamic.ts";
+import { uncommittedChanges } from "../resolver/diff.ts";
+import { findSubject, type Subject } from "../resolver/subject.ts";
+import {
+  confidenceOf,
+  type Evidence,
+  EVIDENCE_LEVEL,
+  languageFamily,
+  type SymbolRecord,
+} from "../resolver/types.ts";
 
 export type NavigationAction =
   | "definition"
@@ -27,14 +57,469 @@ export interface NavigationParams {
   token_budget?: number;
 }
 
-/** Navigation over the relation graph (SPEC §9). Not built yet: answered as an unknown method. */
-export function navigate(
-  _workspace: Workspace,
+/** Hops a traversal may take; deeper requests are clamped and told so. */
+export const MAX_DEPTH = 10;
+const DEFAULT_DEPTH: Record<NavigationAction, number> = {
+  definition: 1,
+  references: 1,
+  callers: 1,
+  callees: 1,
+  impact: 3,
+  neighborhood: 1,
+};
+const DEFAULT_LIMIT = 50;
+const CALLS = new Set(["calls"]);
+
+/** Navigation over the relation graph (SPEC §9). */
+export async function navigate(
+  workspace: Workspace,
   action: NavigationAction,
-  _params: NavigationParams,
-  _context: ActionContext,
+  params: NavigationParams,
+  context: ActionContext,
 ): Promise<Envelope> {
-  return Promise.reject(
-    new WireError("MethodNotFound", `Action '${action}' is not available yet`),
+  const store = new ScopeStore(workspace, context);
+  const resolver = new Resolver(store, new ModuleResolver(store));
+  const limitations: string[] = [];
+  if (params.repo !== undefined && !store.repository(params.repo)) {
+    // An invisible repository is answered exactly like an absent one.
+    throw new WireError(
+      "RepositoryNotFound",
+      `Repository '${params.repo}' is not in the workspace`,
+    );
+  }
+  const path = params.path === undefined ? undefined : normaliseRequestPath(params.path);
+  let depth = params.depth ?? DEFAULT_DEPTH[action];
+  if (depth > MAX_DEPTH) {
+    limitations.push(`depth ${depth} was clamped to ${MAX_DEPTH}`);
+    depth = MAX_DEPTH;
+  }
+  const limit = params.limit ?? DEFAULT_LIMIT;
+  const offset = decodeCursor(params.cursor, store);
+  const searchRepos = params.repo ? [params.repo] : store.visibleNames();
+
+  let subject: Subject;
+  if (action === "impact" && params.diff) {
+    subject = await diffSubject(store, searchRepos, limitations);
+  } else {
+    if (params.symbol === undefined && path === undefined) {
+      throw new WireError(
+        "InvalidParams",
+        `'${action}' needs 'symbol', or 'path' (with 'line' and 'column' for a use)` +
+          (action === "impact" ? ", or 'diff'" : ""),
+      );
+    }
+    subject = findSubject(resolver, {
+      repos: searchRepos,
+      symbol: params.symbol,
+      path,
+      line: params.line,
+      column: params.column,
+      wholeFile: action === "impact",
+    });
+  }
+  limitations.push(...subject.limitations);
+
+  const answer: Answer = {
+    results: [],
+    candidates: [],
+    confidence: "exact",
+    data: { depth, evidence_levels: EVIDENCE_LEVEL },
+  };
+  if (subject.roots.length === 0 || action === "definition") {
+    definitionAnswer(answer, subject, store);
+  } else {
+    const result = traverse(resolver, {
+      roots: subject.roots,
+      direction: action === "callees" ? "out" : action === "neighborhood" ? "both" : "in",
+      kinds: action === "callers" || action === "callees" ? CALLS : null,
+      depth: action === "references" ? 1 : depth,
+      limit: offset + limit + 1,
+    });
+    graphAnswer(answer, { action, subject, result, store, limitations });
+    if (params.format === "mermaid" && (action === "impact" || action === "neighborhood")) {
+      answer.data.mermaid = mermaidDiagram(subject.roots, result.reached);
+    }
+    answer.data.nodes_expanded = result.expanded;
+  }
+  if (subject.candidates.length > 0) {
+    limitations.push(subject.ambiguity ?? "the symbol is ambiguous: see candidates");
+  }
+  limitations.push(...dynamicLimitations(store, answer, subject));
+  for (const [repo, problem] of store.problems) {
+    limitations.push(`${repo}: no relation index (target ${problem})`);
+  }
+
+  // Filters on the answer (never on the resolver's scope), then paging and budget.
+  const pathFilter = params.paths?.length ? picomatch(params.paths, { dot: true }) : null;
+  let results = answer.results.filter((hit) =>
+    (!pathFilter || pathFilter(hit.path)) && (!params.language || hit.language === params.language)
   );
+  const total = results.length;
+  results = results.slice(offset, offset + limit);
+  let truncated = total > offset + results.length || answer.data.cut === true;
+  if (params.token_budget !== undefined) {
+    const fitted = fitToBudget(results, params.token_budget);
+    if (fitted.length < results.length) {
+      truncated = true;
+      limitations.push(`answer cut to fit token_budget ${params.token_budget}`);
+    }
+    results = fitted;
+  }
+  const nextCursor = truncated && total > offset + results.length
+    ? encodeCursor(offset + results.length, store)
+    : null;
+  answer.data.rows_read = store.rowsRead;
+  const repos = [...new Set([...subject.scopeRepos, ...searchRepos])]
+    .map((name) => store.repository(name)).filter((r) => r !== null);
+  const built = envelope({
+    action,
+    results,
+    provenance: {
+      backend: "relations",
+      confidence: results.some((hit) => hit.confidence === "approximate") ||
+          answer.confidence === "approximate"
+        ? "approximate"
+        : "exact",
+    },
+    repositories: repositoryStates(workspace, repos),
+    limitations,
+    truncated,
+    nextCursor,
+    data: answer.data,
+  });
+  if (answer.candidates.length > 0) built.candidates = answer.candidates;
+  return built;
 }
+
+interface Answer {
+  results: ResultHit[];
+  candidates: ResultHit[];
+  confidence: "exact" | "approximate";
+  data: Record<string, unknown>;
+}
+
+function definitionAnswer(answer: Answer, subject: Subject, store: ScopeStore): void {
+  for (const root of subject.roots) {
+    const evidence = subject.evidence ?? "same_file";
+    answer.results.push({
+      ...definitionHit(root, store),
+      evidence,
+      evidence_level: EVIDENCE_LEVEL[evidence],
+      confidence: confidenceOf(evidence),
+      ...(subject.note ? { note: subject.note } : {}),
+      ...(subject.use ? { use: subject.use } : {}),
+    });
+    if (confidenceOf(evidence) === "approximate") answer.confidence = "approximate";
+  }
+  for (const candidate of subject.candidates) {
+    answer.candidates.push({ ...definitionHit(candidate.symbol, store), why: candidate.reason });
+  }
+  if (subject.suggestions.length > 0) answer.data.suggestions = subject.suggestions;
+}
+
+function definitionHit(symbol: SymbolRecord, store: ScopeStore): ResultHit {
+  const text = store.fileText(symbol.repo, symbol.path) ?? "";
+  return {
+    repo: symbol.repo,
+    path: symbol.path,
+    start_line: symbol.startLine,
+    end_line: symbol.endLine,
+    symbol: symbol.qualified,
+    kind: symbol.kind,
+    signature: symbol.signature,
+    language: symbol.language,
+    source_kind: "local",
+    score: 1,
+    snippet: lines(text, symbol.startLine, Math.min(symbol.endLine, symbol.startLine + 11)),
+    name: symbol.name,
+    start_column: symbol.startCol,
+  };
+}
+
+function graphAnswer(
+  answer: Answer,
+  options: {
+    action: NavigationAction;
+    subject: Subject;
+    result: TraversalResult;
+    store: ScopeStore;
+    limitations: string[];
+  },
+): void {
+  const { action, subject, result, store, limitations } = options;
+  const edgeHits = (entry: Reached): GraphEdge[] =>
+    action === "references" ? [entry.edge, ...entry.sites] : [entry.edge];
+  for (const entry of result.reached) {
+    for (const edge of edgeHits(entry)) {
+      const confidence = pathConfidence(entry.path.slice(0, -1).concat(edge));
+      answer.results.push({
+        ...siteHit(edge, store),
+        symbol: entry.node.qualified,
+        kind: edge.relation.kind,
+        signature: entry.node.signature,
+        score: Math.round(1000 / (entry.depth + EVIDENCE_LEVEL[edge.evidence] / 10)) / 1000,
+        relation: edge.relation.kind,
+        direction: entry.direction,
+        depth: entry.depth,
+        evidence: edge.evidence,
+        evidence_level: EVIDENCE_LEVEL[edge.evidence],
+        confidence,
+        ...(edge.note ? { note: edge.note } : {}),
+        node: nodeSummary(entry.node),
+        via: entry.path.slice(0, -1).concat(edge).map(edgeSummary),
+        ...(action !== "references" && entry.sites.length > 0
+          ? { other_sites: entry.sites.map((site) => siteSummary(site)) }
+          : {}),
+      });
+    }
+  }
+  for (const ambiguity of result.ambiguities) {
+    answer.candidates.push({
+      ...siteHit(
+        {
+          from: ambiguity.from,
+          to: ambiguity.from,
+          relation: ambiguity.relation,
+          evidence: "unique_name",
+        },
+        store,
+      ),
+      symbol: ambiguity.from.qualified,
+      kind: ambiguity.relation.kind,
+      signature: null,
+      score: 0,
+      why: ambiguity.reason,
+      depth: ambiguity.depth,
+      candidates: ambiguity.candidates.map((c) => ({
+        repo: c.symbol.repo,
+        path: c.symbol.path,
+        start_line: c.symbol.startLine,
+        symbol: c.symbol.qualified,
+        kind: c.symbol.kind,
+        why: c.reason,
+      })),
+    });
+  }
+  if (result.ambiguities.length > 0) {
+    limitations.push(
+      `${result.ambiguities.length} use(s) could mean several definitions; their branches stop and come back as candidates`,
+    );
+  }
+  const unresolved = result.unresolved.filter((u) => !u.external);
+  const external = result.unresolved.filter((u) => u.external);
+  for (const u of unresolved.slice(0, 5)) {
+    limitations.push(
+      `${u.relation.kind} '${
+        written(u.relation)
+      }' at ${u.relation.repo}:${u.relation.path}:${u.relation.startLine} resolves to nothing: ${u.reason}`,
+    );
+  }
+  if (unresolved.length > 5) {
+    limitations.push(
+      `${unresolved.length - 5} more uses resolve to nothing in scope (data.unresolved)`,
+    );
+  }
+  if (external.length > 0) {
+    limitations.push(`${external.length} use(s) lead outside the resolver scope (data.unresolved)`);
+  }
+  if (result.unresolved.length > 0) {
+    answer.data.unresolved = result.unresolved.slice(0, 100).map((u) => ({
+      ...siteSummary({ from: u.from, to: u.from, relation: u.relation, evidence: "unique_name" }),
+      target: written(u.relation),
+      external: u.external,
+      reason: u.reason,
+    }));
+  }
+  for (const edge of result.reached) {
+    if (edge.edge.evidence === "unique_name" && edge.edge.relation.receiver) {
+      const r = edge.edge.relation;
+      limitations.push(
+        `dynamic dispatch at ${r.repo}:${r.path}:${r.startLine}: '${r.receiver}.${r.target}' has no statically evident receiver type; matched by name (approximate)`,
+      );
+    }
+  }
+  if (result.cut) answer.data.cut = true;
+  answer.data.roots = subject.roots.map(nodeSummary);
+}
+
+function siteHit(edge: GraphEdge, store: ScopeStore): ResultHit {
+  const r = edge.relation;
+  const text = store.fileText(r.repo, r.path) ?? "";
+  return {
+    repo: r.repo,
+    path: r.path,
+    start_line: r.startLine,
+    end_line: r.endLine,
+    start_column: r.startCol,
+    end_column: r.endCol,
+    symbol: null,
+    kind: r.kind,
+    signature: null,
+    language: r.language,
+    source_kind: "local",
+    score: 0,
+    snippet: lines(text, r.startLine, Math.min(r.endLine, r.startLine + 2)),
+  };
+}
+
+function nodeSummary(node: GraphNode) {
+  return {
+    repo: node.repo,
+    path: node.path,
+    symbol: node.qualified,
+    kind: node.kind,
+    start_line: node.startLine,
+    end_line: node.endLine,
+  };
+}
+
+function edgeSummary(edge: GraphEdge) {
+  return {
+    from: edge.from.qualified,
+    to: edge.to.qualified,
+    relation: edge.relation.kind,
+    evidence: edge.evidence,
+    site: `${edge.relation.repo}:${edge.relation.path}:${edge.relation.startLine}`,
+  };
+}
+
+function siteSummary(edge: GraphEdge) {
+  const r = edge.relation;
+  return {
+    repo: r.repo,
+    path: r.path,
+    start_line: r.startLine,
+    end_line: r.endLine,
+    start_column: r.startCol,
+  };
+}
+
+function written(relation: { receiver: string | null; target: string }): string {
+  return relation.receiver ? `${relation.receiver}.${relation.target}` : relation.target;
+}
+
+/** Reflection, eval, injection, patching and generated code in the files an answer touches. */
+function dynamicLimitations(store: ScopeStore, answer: Answer, subject: Subject): string[] {
+  const files = new Map<string, { repo: string; path: string; language: string | null }>();
+  for (const root of subject.roots) files.set(`${root.repo}\0${root.path}`, root);
+  for (const hit of [...answer.results, ...answer.candidates]) {
+    if (files.size >= 40) break;
+    files.set(`${hit.repo}\0${hit.path}`, {
+      repo: hit.repo,
+      path: hit.path,
+      language: hit.language,
+    });
+  }
+  const out: string[] = [];
+  for (const file of files.values()) {
+    const text = store.fileText(file.repo, file.path);
+    if (text === null) continue;
+    for (
+      const site of dynamicSites({ ...file, family: languageFamily(file.language), text, max: 3 })
+    ) {
+      out.push(
+        `${site.what} at ${site.repo}:${site.path}:${site.line}${
+          site.text ? ` (${site.text})` : ""
+        }: uses through it are not resolved statically`,
+      );
+      if (out.length >= 10) return out;
+    }
+  }
+  return out;
+}
+
+async function diffSubject(
+  store: ScopeStore,
+  repos: string[],
+  limitations: string[],
+): Promise<Subject> {
+  const roots: SymbolRecord[] = [];
+  const touched: { repo: string; path: string; symbols: string[] }[] = [];
+  for (const name of repos) {
+    const repository = store.repository(name);
+    if (!repository) continue;
+    const changes = await uncommittedChanges(repository.root);
+    if (changes === null) {
+      limitations.push(`${name}: not a git work tree with a HEAD; no diff to read`);
+      continue;
+    }
+    for (const change of changes) {
+      if (!store.allowed(name, change.path)) continue;
+      const symbols = store.symbolsInFile(name, change.path);
+      let hit = change.whole
+        ? symbols
+        : symbols.filter((s) =>
+          change.ranges.some((r) => r.start <= s.endLine && r.end >= s.startLine)
+        );
+      // Innermost definitions only: a changed method, not its whole class.
+      hit = hit.filter((s) => !hit.some((o) => o !== s && o.parentId === s.id));
+      if (change.whole) hit = symbols;
+      roots.push(...hit);
+      touched.push({ repo: name, path: change.path, symbols: hit.map((s) => s.qualified) });
+      if (change.deleted) {
+        limitations.push(
+          `${name}:${change.path} is deleted in the working tree; its indexed definitions are the roots`,
+        );
+      }
+    }
+  }
+  limitations.push(
+    "impact --diff reads definitions from the committed index: pass refresh: true to index the working tree first",
+  );
+  return {
+    roots,
+    candidates: [],
+    suggestions: [],
+    limitations: [],
+    scopeRepos: repos,
+    evidence: "same_file",
+    changed: touched,
+  };
+}
+
+function lines(text: string, start: number, end: number): string {
+  return text.split("\n").slice(start - 1, end).join("\n");
+}
+
+function fitToBudget(results: ResultHit[], budget: number): ResultHit[] {
+  const out: ResultHit[] = [];
+  let used = 0;
+  for (const hit of results) {
+    const cost = Math.ceil(JSON.stringify(hit).length / 4);
+    if (used + cost > budget && out.length > 0) break;
+    if (used + cost > budget) break;
+    used += cost;
+    out.push(hit);
+  }
+  return out;
+}
+
+function generationKey(store: ScopeStore): string {
+  return store.visibleNames().sort().map((name) => `${name}:${store.generation(name)}`).join(",");
+}
+
+function encodeCursor(offset: number, store: ScopeStore): string {
+  return btoa(JSON.stringify({ o: offset, g: generationKey(store) }));
+}
+
+function decodeCursor(cursor: string | undefined, store: ScopeStore): number {
+  if (cursor === undefined) return 0;
+  let parsed: { o?: unknown; g?: unknown };
+  try {
+    parsed = JSON.parse(atob(cursor));
+  } catch {
+    throw new WireError("InvalidParams", "Cannot read cursor: it is not a cursor of this action");
+  }
+  if (typeof parsed.o !== "number" || !Number.isInteger(parsed.o) || parsed.o < 0) {
+    throw new WireError("InvalidParams", "Cannot read cursor: it is not a cursor of this action");
+  }
+  if (parsed.g !== generationKey(store)) {
+    throw new WireError(
+      "InvalidParams",
+      "Cannot continue cursor: the index changed since it was issued",
+    );
+  }
+  return parsed.o;
+}
+
+export type { Evidence };

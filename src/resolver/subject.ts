@@ -1,0 +1,363 @@
+/**
+ * What a navigation request is about: a symbol by name or qualified name, the
+ * use at path + line + column, or a whole file. Unknown and invisible names
+ * are answered alike: no roots, with the nearest visible names as suggestions.
+ */
+import type { Resolver, Site } from "./resolve.ts";
+import type { Candidate, Evidence, RelationRecord, SymbolRecord } from "./types.ts";
+import { WireError } from "../protocol/errors.ts";
+
+export interface Subject {
+  roots: SymbolRecord[];
+  candidates: Candidate[];
+  suggestions: string[];
+  limitations: string[];
+  /** Repositories the subject was looked up in. */
+  scopeRepos: string[];
+  /** How the subject itself was found (for `definition`). */
+  evidence?: Evidence;
+  note?: string;
+  ambiguity?: string;
+  /** The use a position named. */
+  use?: { repo: string; path: string; line: number; column: number; written: string };
+  /** Files and definitions an uncommitted diff touches (impact --diff). */
+  changed?: { repo: string; path: string; symbols: string[] }[];
+}
+
+const SEPARATORS = /\.|::|\//;
+
+/** Finds the subject of a navigation request. */
+export function findSubject(
+  resolver: Resolver,
+  request: {
+    repos: string[];
+    symbol?: string;
+    path?: string;
+    line?: number;
+    column?: number;
+    wholeFile: boolean;
+  },
+): Subject {
+  const store = resolver.store;
+  const empty = (limitation: string, suggestions: string[] = []): Subject => ({
+    roots: [],
+    candidates: [],
+    suggestions,
+    limitations: [limitation],
+    scopeRepos: request.repos,
+  });
+  if (request.path !== undefined) {
+    const repos = request.repos.filter((repo) =>
+      store.allowed(repo, request.path!) && store.paths(repo).has(request.path!)
+    );
+    if (repos.length === 0) return empty(`no indexed file '${request.path}' in scope`);
+    const repo = repos[0];
+    if (request.line === undefined) {
+      if (request.symbol !== undefined) {
+        return bySymbol(resolver, request.symbol, [repo], request.path);
+      }
+      if (!request.wholeFile && request.symbol === undefined) {
+        const roots = store.symbolsInFile(repo, request.path);
+        return {
+          roots,
+          candidates: [],
+          suggestions: [],
+          limitations: [],
+          scopeRepos: [repo],
+          evidence: "same_file",
+        };
+      }
+      return {
+        roots: store.symbolsInFile(repo, request.path),
+        candidates: [],
+        suggestions: [],
+        limitations: [],
+        scopeRepos: [repo],
+        evidence: "same_file",
+      };
+    }
+    return atPosition(resolver, {
+      repo,
+      path: request.path,
+      line: request.line,
+      column: request.column,
+      symbol: request.symbol,
+    });
+  }
+  if (request.symbol === undefined || request.symbol.trim() === "") {
+    throw new WireError("InvalidParams", "navigation needs a non-empty 'symbol'");
+  }
+  return bySymbol(resolver, request.symbol.trim(), request.repos);
+}
+
+function bySymbol(resolver: Resolver, symbol: string, repos: string[], path?: string): Subject {
+  const store = resolver.store;
+  const qualified = SEPARATORS.test(symbol);
+  let found = qualified ? store.symbolsQualified(repos, symbol) : store.symbolsNamed(repos, symbol);
+  if (path) found = found.filter((s) => s.path === path);
+  if (qualified) {
+    const exact = found.filter((s) => s.qualified === symbol);
+    if (exact.length > 0) found = exact;
+  }
+  const distinct = dedupe(found);
+  const base = { suggestions: [], limitations: [], scopeRepos: repos };
+  if (distinct.length === 1) {
+    return {
+      ...base,
+      roots: distinct,
+      candidates: [],
+      evidence: qualified ? "module_path" : "unique_name",
+      note: qualified
+        ? "found by qualified name"
+        : "found by name: the only definition with this name in scope",
+    };
+  }
+  if (distinct.length > 1) {
+    return {
+      ...base,
+      roots: [],
+      candidates: distinct.map((s) => ({
+        symbol: s,
+        reason: `a ${s.kind} named '${s.name}' (${s.qualified}) in ${s.repo}:${s.path}`,
+      })),
+      ambiguity:
+        `${distinct.length} definitions are named '${symbol}' in scope: give a qualified name, 'repo' or 'path'`,
+    };
+  }
+  return {
+    ...base,
+    roots: [],
+    candidates: [],
+    suggestions: suggest(resolver, symbol, repos),
+    limitations: [`no definition named '${symbol}' in scope`],
+  };
+}
+
+function atPosition(
+  resolver: Resolver,
+  at: { repo: string; path: string; line: number; column?: number; symbol?: string },
+): Subject {
+  const store = resolver.store;
+  const symbols = store.symbolsInFile(at.repo, at.path);
+  const enclosing =
+    symbols.filter((s) => s.startLine <= at.line && s.endLine >= at.line).sort((a, b) =>
+      (a.endLine - a.startLine) - (b.endLine - b.startLine)
+    )[0] ?? null;
+  const base = { suggestions: [], limitations: [], scopeRepos: [at.repo] };
+  if (at.symbol !== undefined) {
+    const site: Site = {
+      repo: at.repo,
+      path: at.path,
+      language: enclosing?.language ?? symbols[0]?.language ?? null,
+      from: enclosing,
+      line: at.line,
+    };
+    const binding = resolver.bindName(site, at.symbol);
+    if (binding.kind === "symbol") {
+      return {
+        ...base,
+        roots: [binding.symbol],
+        candidates: [],
+        evidence: binding.evidence,
+        note: binding.note,
+      };
+    }
+    if (binding.kind === "ambiguous") {
+      return { ...base, roots: [], candidates: binding.candidates, ambiguity: binding.reason };
+    }
+    return {
+      ...base,
+      roots: [],
+      candidates: [],
+      limitations: [
+        `'${at.symbol}' at ${at.path}:${at.line} resolves to nothing: ${
+          "reason" in binding ? binding.reason : "a module"
+        }`,
+      ],
+    };
+  }
+  const text = store.fileText(at.repo, at.path) ?? "";
+  const relation = relationAt(store.relationsInFile(at.repo, at.path), text, at.line, at.column);
+  // On a definition's own name: that definition.
+  const onName = symbols.find((s) => {
+    const position = definitionNamePosition(text, s);
+    return position && position.line === at.line &&
+      (at.column === undefined ||
+        (at.column >= position.column && at.column < position.column + s.name.length));
+  });
+  if (onName && (!relation || at.column !== undefined)) {
+    return {
+      ...base,
+      roots: [onName],
+      candidates: [],
+      evidence: "same_file",
+      note: "the position is the definition itself",
+    };
+  }
+  if (!relation) {
+    return {
+      ...base,
+      roots: [],
+      candidates: [],
+      limitations: [
+        `no use or definition at ${at.path}:${at.line}${at.column ? `:${at.column}` : ""}`,
+      ],
+    };
+  }
+  const use = {
+    repo: at.repo,
+    path: at.path,
+    line: relation.startLine,
+    column: relation.startCol,
+    written: relation.receiver ? `${relation.receiver}.${relation.target}` : relation.target,
+  };
+  const resolution = resolver.resolve(relation);
+  switch (resolution.status) {
+    case "resolved":
+      return {
+        ...base,
+        roots: [resolution.symbol],
+        candidates: [],
+        evidence: resolution.evidence,
+        note: resolution.note,
+        use,
+      };
+    case "ambiguous":
+      return {
+        ...base,
+        roots: [],
+        candidates: resolution.candidates,
+        ambiguity: resolution.reason,
+        use,
+      };
+    default:
+      return {
+        ...base,
+        roots: [],
+        candidates: [],
+        use,
+        limitations: [
+          `'${use.written}' at ${at.path}:${relation.startLine} resolves to nothing in scope: ${resolution.reason}`,
+        ],
+      };
+  }
+}
+
+/** The relation whose written name covers a position (the tightest one when several do). */
+export function relationAt(
+  relations: RelationRecord[],
+  text: string,
+  line: number,
+  column?: number,
+): RelationRecord | null {
+  let best: { relation: RelationRecord; size: number } | null = null;
+  for (const relation of relations) {
+    if (relation.startLine > line || relation.endLine < line) continue;
+    const name = namePosition(text, relation);
+    let size: number;
+    if (column === undefined) {
+      size = name && name.line === line ? 0 : 1_000;
+    } else if (
+      name && name.line === line && column >= name.column && column < name.column + name.length
+    ) {
+      size = name.length;
+    } else continue;
+    if (!best || size < best.size) best = { relation, size };
+  }
+  return best?.relation ?? null;
+}
+
+/** Line and column (1-based) of the written name of a relation, from the committed text. */
+export function namePosition(
+  text: string,
+  relation: RelationRecord,
+): { line: number; column: number; length: number } | null {
+  const lines = text.split("\n", relation.endLine);
+  const name = relation.kind === "imports"
+    ? relation.alias ?? relation.target
+    : relation.target.split(/\.|::/).pop()!;
+  const skip = relation.kind !== "imports" && relation.receiver ? relation.receiver.length : 0;
+  for (let l = relation.startLine; l <= relation.endLine && l <= lines.length; l++) {
+    const lineText = lines[l - 1];
+    let from = l === relation.startLine ? relation.startCol - 1 + skip : 0;
+    while (from <= lineText.length) {
+      const index = lineText.indexOf(name, from);
+      if (index < 0) break;
+      const before = lineText[index - 1] ?? " ";
+      const after = lineText[index + name.length] ?? " ";
+      if (!/[\w$]/.test(before) && !/[\w$]/.test(after)) {
+        return { line: l, column: index + 1, length: name.length };
+      }
+      from = index + 1;
+    }
+  }
+  return null;
+}
+
+/** Line and column of a definition's name. */
+export function definitionNamePosition(
+  text: string,
+  symbol: SymbolRecord,
+): { line: number; column: number } | null {
+  const lines = text.split("\n", symbol.endLine);
+  for (
+    let l = symbol.startLine;
+    l <= Math.min(symbol.endLine, symbol.startLine + 5, lines.length);
+    l++
+  ) {
+    const lineText = lines[l - 1];
+    let from = l === symbol.startLine ? symbol.startCol - 1 : 0;
+    while (from <= lineText.length) {
+      const index = lineText.indexOf(symbol.name, from);
+      if (index < 0) break;
+      const before = lineText[index - 1] ?? " ";
+      const after = lineText[index + symbol.name.length] ?? " ";
+      if (!/[\w$]/.test(before) && !/[\w$]/.test(after)) return { line: l, column: index + 1 };
+      from = index + 1;
+    }
+  }
+  return null;
+}
+
+function dedupe(symbols: SymbolRecord[]): SymbolRecord[] {
+  const distinct = new Map<string, SymbolRecord>();
+  for (const s of symbols) {
+    const key = `${s.repo}\0${s.path}\0${s.qualified}\0${s.kind}`;
+    const seen = distinct.get(key);
+    if (!seen || s.endLine - s.startLine > seen.endLine - seen.startLine) distinct.set(key, s);
+  }
+  return [...distinct.values()];
+}
+
+/** The nearest visible names: same first letters, ranked by edit distance. */
+function suggest(resolver: Resolver, symbol: string, repos: string[]): string[] {
+  const name = symbol.split(SEPARATORS).pop() ?? symbol;
+  const pool = new Map<string, number>();
+  for (const length of [3, 2, 1]) {
+    if (name.length < length) continue;
+    for (const s of resolver.store.namesLike(repos, name.slice(0, length), 200)) {
+      if (!pool.has(s.name)) {
+        pool.set(s.name, editDistance(name.toLowerCase(), s.name.toLowerCase()));
+      }
+    }
+    if (pool.size >= 5) break;
+  }
+  return [...pool.entries()].sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+    .filter(([, distance]) => distance <= Math.max(3, Math.floor(name.length / 2)))
+    .slice(0, 5).map(([n]) => n);
+}
+
+/** Levenshtein distance. */
+export function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length];
+}
