@@ -15,7 +15,7 @@ export function mermaidDiagram(roots: GraphNode[], reached: Reached[]): string {
       ids.set(key, id);
       const label = [node.qualified, `${node.repo}:${node.path}:${node.startLine}`].map(escapeLabel)
         .join("<br/>");
-      lines.push(`  ${id}["${escapeLabel(label)}"]`);
+      lines.push(`  ${id}["${label}"]`);
     }
     return id;
   };
