@@ -19,7 +19,7 @@
 import assert from "node:assert/strict";
 import type { DatabaseSync } from "node:sqlite";
 import type { Envelope } from "../src/protocol/types.ts";
-import { count, fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
+import { count, fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 type Run = (action: string, params?: Record<string, unknown>) => Promise<Envelope>;
 
@@ -188,6 +188,70 @@ export async function checkFixture(
       }
       assert.deepEqual(problems, [], `fixture mismatches:\n${problems.join("\n")}`);
       await options.check?.(db, run);
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/** Indexes `before`, then `after`; the symbol moves but keeps its id (SPEC §6 stable ids). */
+export async function checkIdStability(options: {
+  path: string;
+  before: string;
+  after: string;
+  /** Qualified name of the symbol that must keep its id. */
+  symbol: string;
+}): Promise<void> {
+  const root = fixtureRepository({ [options.path]: options.before });
+  await withWorkspace(root, async (_workspace, run) => {
+    await run("refresh");
+    const find = async () => {
+      const answer = await run("symbols", { query: simpleName(options.symbol), limit: 200 });
+      const hit = answer.results.find((result) => result.symbol === options.symbol);
+      assert.ok(hit, `${options.symbol} not found`);
+      return { id: String(hit.symbol_id), line: Number(hit.start_line) };
+    };
+    const first = await find();
+    writeFiles(root, { [options.path]: options.after });
+    await run("refresh");
+    const second = await find();
+    assert.notEqual(second.line, first.line, "the symbol moved");
+    assert.equal(second.id, first.id, "the symbol kept its id");
+  });
+}
+
+/**
+ * Indexes one file whose definition `symbol` is larger than a chunk and checks its chunks:
+ * the first starts at `firstLine` (its doc comment / attributes) and reaches `bodyLine` (the
+ * signature is never split), later windows overlap the previous one, and every chunk of the
+ * definition carries its symbol path.
+ */
+export async function checkChunkBoundaries(options: {
+  path: string;
+  source: string;
+  symbol: string;
+  /** 1-based line where the definition's leading comment or attribute starts. */
+  firstLine: number;
+  /** 1-based line where the body starts (the end of the signature). */
+  bodyLine: number;
+}): Promise<void> {
+  const root = fixtureRepository({ [options.path]: options.source });
+  await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    const db = openTarget(workspace);
+    try {
+      const chunks = db.prepare(
+        `SELECT c.start_line, c.end_line, c.symbol_path FROM source_chunks c
+           JOIN source_files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.start_line`,
+      ).all(options.path) as { start_line: number; end_line: number; symbol_path: string }[];
+      const own = chunks.filter((chunk) => chunk.symbol_path === options.symbol);
+      assert.ok(own.length >= 2, `the definition is split: ${JSON.stringify(chunks)}`);
+      assert.equal(own[0].start_line, options.firstLine, "the first chunk starts at the doc");
+      assert.ok(own[0].end_line >= options.bodyLine, "the signature is not split");
+      for (let i = 1; i < own.length; i++) {
+        assert.ok(own[i].start_line > own[i - 1].start_line, "windows advance");
+        assert.ok(own[i].start_line <= own[i - 1].end_line, "windows overlap");
+      }
     } finally {
       db.close();
     }

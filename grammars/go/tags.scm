@@ -36,8 +36,8 @@
   name: (field_identifier) @name) @definition.method
 
 ; package-level constants and variables (locals are dropped by the extractor)
-(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(const_spec (identifier) @name) @definition.constant
+(var_spec (identifier) @name) @definition.variable
 
 ; calls: f(), pkg.F(), obj.M(), generic F[T]()
 (call_expression

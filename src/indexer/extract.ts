@@ -246,7 +246,8 @@ function nameDefinitions(
     const scope = [parent ? parent.qualified : module, owner].filter((s) => s !== "").join(
       rules.separator,
     );
-    def.qualified = scope ? `${scope}${rules.separator}${def.nameNode.text}` : def.nameNode.text;
+    const separator = rules.kindSeparators?.[def.kind] ?? rules.separator;
+    def.qualified = scope ? `${scope}${separator}${def.nameNode.text}` : def.nameNode.text;
     const ordinalKey = `${def.qualified}\0${def.kind}`;
     const ordinal = ordinals.get(ordinalKey) ?? 0;
     ordinals.set(ordinalKey, ordinal + 1);

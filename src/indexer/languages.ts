@@ -13,6 +13,11 @@ export interface LanguageRules {
   /** Separator between qualified-name segments. */
   separator: string;
   /**
+   * Separator placed before a definition of the given kind instead of `separator` (Ruby
+   * `Foo::Bar.baz`: `{"method": "."}`; PHP `App\Kernel::handle`: `{"method": "::"}`).
+   */
+  kindSeparators?: Record<string, string>;
+  /**
    * How visibility is decided: `export_keyword` (TS/JS), `underscore` (Python), `capitalized`
    * (Go) or `modifiers` (the text before the name is matched against `public` / `private`).
    */
