@@ -6,7 +6,7 @@
 import { runAction } from "../actions/dispatch.ts";
 import { repositoryStates, traceId } from "../actions/envelope.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
-import { WireError } from "../protocol/errors.ts";
+import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
 import { METHODS, validateParams } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { normaliseRequestPath, type Workspace } from "../workspace/workspace.ts";
@@ -75,7 +75,7 @@ export interface ExecuteOptions {
 export async function executeAction(
   options: ExecuteOptions,
 ): Promise<{ envelope: Envelope; cached: boolean }> {
-  const { grant, action, signal } = options;
+  const { grant, action } = options;
   if (!Object.hasOwn(METHODS, action)) {
     throw new WireError("MethodNotFound", `Unknown action '${action}'`);
   }
@@ -89,6 +89,51 @@ export async function executeAction(
   const checked = { ...(raw as Record<string, unknown>) };
   if (typeof checked.path === "string") checked.path = normaliseRequestPath(checked.path);
   const prepared = grant.prepare(options.workspace, action, checked);
+  const hidden = hiddenPath(grant, prepared.workspace, prepared.params);
+  if (hidden) {
+    // Asked about a path it may not see: answer exactly as for a path that does not exist.
+    prepared.params.path = HIDDEN_PREFIX + hidden;
+    try {
+      const { envelope, cached } = await executePrepared(options, prepared);
+      return { envelope: unmask(envelope), cached };
+    } catch (error) {
+      if (error instanceof WireError) {
+        throw new WireError(
+          error.name as ErrorCodeName,
+          error.message.replaceAll(HIDDEN_PREFIX, ""),
+          error.data === undefined ? undefined : unmask(error.data),
+        );
+      }
+      throw error;
+    }
+  }
+  return await executePrepared(options, prepared);
+}
+
+/** A directory name no repository holds (it is never created). */
+const HIDDEN_PREFIX = ".sextant-no-such-path/";
+
+/** The request's `path` when the grant hides it in every repository it addresses. */
+function hiddenPath(
+  grant: Grant,
+  workspace: Workspace,
+  params: Record<string, unknown>,
+): string | null {
+  if (typeof params.path !== "string" || grant.unrestricted) return null;
+  const path = params.path;
+  const repos = workspace.repositories.filter((repo) => !params.repo || repo.name === params.repo);
+  return repos.some((repo) => grant.allowPath(repo.name, path)) ? null : path;
+}
+
+function unmask<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value).replaceAll(HIDDEN_PREFIX, "")) as T;
+}
+
+async function executePrepared(
+  options: ExecuteOptions,
+  prepared: ReturnType<Grant["prepare"]>,
+): Promise<{ envelope: Envelope; cached: boolean }> {
+  const { grant, action, signal } = options;
   const { workspace } = prepared;
   const { refresh, ...params } = prepared.params;
   const visible = prepared.context.repositories ??
