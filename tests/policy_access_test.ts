@@ -37,7 +37,7 @@ const BRAVO = {
 
 const TOKENS = { limited: "limited-token-123", summary: "pm-token-456" };
 
-async function policyWorkspace() {
+function policyWorkspace(): string {
   const alpha = fixtureRepository(ALPHA);
   const bravo = fixtureRepository(BRAVO);
   const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
@@ -118,7 +118,7 @@ function comparable(value: unknown, replace: [string, string]): string {
 }
 
 Deno.test("policy (real socket): an agent limited to alpha src/** never sees a byte of bravo or of alpha's other paths", async () => {
-  const workspace = await policyWorkspace();
+  const workspace = policyWorkspace();
   const daemon = await startDaemon({
     workspace,
     env: { LIMITED_TOKEN: TOKENS.limited, ADMIN_TOKEN: "admin-token-789" },
@@ -215,7 +215,7 @@ Deno.test("policy (real socket): an agent limited to alpha src/** never sees a b
 });
 
 Deno.test("policy (real socket): wrong or missing tokens are refused alike; summary mode has no source text", async () => {
-  const workspace = await policyWorkspace();
+  const workspace = policyWorkspace();
   const daemon = await startDaemon({ workspace, env: { LIMITED_TOKEN: TOKENS.limited } });
   const client = await DaemonClient.connect(daemon.socket);
   try {
