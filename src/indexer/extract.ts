@@ -139,7 +139,8 @@ export function extractStructure(options: {
     if (outerName === "import") {
       if (modules.length === 0) continue;
       // Nested groups (`use a::{b::{c}}`) capture one module part per level.
-      const moduleText = modules.map((node) => stripQuotes(node.text)).join(rules.separator);
+      const moduleText = modules.map((node) => stripQuotes(moduleBefore(node, importName)))
+        .join(rules.separator);
       const target = importName ? importName.text : wildcard ? "*" : moduleText;
       const aliasText = alias ? alias.text : null;
       const key =
@@ -569,6 +570,15 @@ function collectErrors(root: Node): { count: number; bytes: number; firstLine: n
     for (const child of node.children) if (child) stack.push(child);
   }
   return { count, bytes, firstLine: Math.max(firstLine, 0) };
+}
+
+/** An import path that ends with the imported name (`a.b.C`, name `C`) without that name. */
+function moduleBefore(module: Node, name: Node | null): string {
+  if (!name || name.endIndex !== module.endIndex || name.startIndex <= module.startIndex) {
+    return module.text;
+  }
+  return module.text.slice(0, name.startIndex - module.startIndex).replace(/(::|[.\\/:])\s*$/, "")
+    .trimEnd();
 }
 
 /** The owner written at a definition; a scope that encloses the name (`A::B::f`) ends before it. */
