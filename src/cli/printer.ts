@@ -38,6 +38,13 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
     case "rebuild": {
       const data = envelope.data as { reports: (RefreshReport & { name: string })[] };
       for (const r of data.reports) {
+        if (!r.plan) {
+          // A path-restricted caller gets no whole-tree counts.
+          lines.push(
+            `${r.name}: generation ${r.generation}${r.changed ? " (changed)" : " (unchanged)"}`,
+          );
+          continue;
+        }
         const plan = Object.entries(r.plan).map(([k, v]) => `${k} ${v}`).join(", ");
         lines.push(
           `${r.name}: generation ${r.generation}${
