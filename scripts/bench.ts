@@ -5,6 +5,12 @@
  *
  *   deno task bench [--path DIR]... [--synthetic LINES]... [--seed N]
  *                   [--runs N] [--json FILE] [--keep]
+ *   deno task bench --clients N [--duration S] [--mix search,symbols,status] [--path DIR]...
+ *
+ * Concurrent mode (`--clients`) starts a real daemon on a copy of each tree,
+ * indexes it, edits part of the copy, and runs N socket clients issuing the
+ * mixed actions for S seconds while a refresh of the changed tree runs:
+ * p50/p95/p99 per action, errors, throughput and the daemon's RSS.
  *
  * With neither `--path` nor `--synthetic`, measures `--synthetic 50000`.
  * Every tree gets a fresh temporary cache directory; the one-file-change step
@@ -13,6 +19,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { runAction } from "../src/actions/dispatch.ts";
+import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import type { RefreshReport } from "../src/indexer/refresh.ts";
 import { type Repository, Workspace } from "../src/workspace/workspace.ts";
 import { generateSyntheticCorpus } from "./_synthetic_corpus.ts";
@@ -24,6 +31,10 @@ interface BenchArgs {
   runs: number;
   json: string | null;
   keep: boolean;
+  /** Concurrent mode: socket clients, seconds, action mix. */
+  clients: number | null;
+  duration: number;
+  mix: string[];
 }
 
 /** A tree to measure, as asked for on the command line. */
@@ -125,6 +136,9 @@ const USAGE = `usage: deno task bench [--path DIR]... [--synthetic LINES]... [--
   --runs N           timed runs per query action (default 50)
   --json FILE        also write the results as JSON
   --keep             keep generated corpora (their paths are printed)
+  --clients N        concurrent mode: N socket clients against a real daemon
+  --duration S       concurrent mode: seconds of load (default 20)
+  --mix A,B,...      concurrent mode: actions issued in turn (default search,symbols,status)
 Without --path or --synthetic: --synthetic 50000.`;
 
 function parseBenchArgs(argv: string[]): BenchArgs {
@@ -137,6 +151,9 @@ function parseBenchArgs(argv: string[]): BenchArgs {
       runs: { type: "string" },
       json: { type: "string" },
       keep: { type: "boolean" },
+      clients: { type: "string" },
+      duration: { type: "string" },
+      mix: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -154,6 +171,9 @@ function parseBenchArgs(argv: string[]): BenchArgs {
     runs: values.runs ? positiveInt("--runs", values.runs) : 50,
     json: values.json ?? null,
     keep: values.keep ?? false,
+    clients: values.clients ? positiveInt("--clients", values.clients) : null,
+    duration: values.duration ? positiveInt("--duration", values.duration) : 20,
+    mix: (values.mix ?? "search,symbols,status").split(",").filter(Boolean),
   };
 }
 
@@ -674,11 +694,280 @@ function removeTree(path: string): void {
   } catch { /* already gone */ }
 }
 
+// ---------------------------------------------------------------- concurrent clients
+
+interface ConcurrentResult {
+  label: string;
+  root: string;
+  clients: number;
+  duration_s: number;
+  files: number;
+  lines: number;
+  cold_index_s: number;
+  changed_files: number;
+  refresh: { ms: number; parsed: number; plan: Record<string, number> } | null;
+  actions: Record<string, LatencyStats & { errors: number; during_refresh: number }>;
+  requests: number;
+  errors: number;
+  error_samples: string[];
+  throughput_rps: number;
+  daemon_peak_rss_mb: number;
+  daemon_max_rss_during_load_mb: number;
+  daemon_rss_after_mb: number;
+}
+
+/** The daemon's resident set: current and peak (VmHWM), in bytes. */
+function processRss(pid: number): { rss: number; peak: number } {
+  try {
+    const text = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) * 1024;
+    return { rss: kb("VmRSS"), peak: kb("VmHWM") };
+  } catch {
+    return { rss: 0, peak: 0 };
+  }
+}
+
+/** A private copy of the tree the bench may edit: a local clone for a git work tree. */
+async function copyTree(source: string, destination: string): Promise<void> {
+  let isGit = false;
+  try {
+    Deno.statSync(join(source, ".git"));
+    isGit = true;
+  } catch { /* plain directory */ }
+  const command = isGit
+    ? new Deno.Command("git", { args: ["clone", "-q", "--local", source, destination] })
+    : new Deno.Command("cp", { args: ["-a", source, destination] });
+  const out = await command.output();
+  if (!out.success) {
+    throw new Error(`cannot copy ${source}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+async function benchConcurrent(target: Target, args: BenchArgs): Promise<ConcurrentResult> {
+  const work = Deno.makeTempDirSync({ prefix: "sextant-bench-concurrent-" });
+  const tree = join(work, "tree");
+  const cache = join(work, "cache");
+  const socket = join(work, "run", "d.sock");
+  log(`${target.label}: copying to ${tree}…`);
+  await copyTree(target.directory, tree);
+  const daemon = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--unstable-worker-options",
+      "--allow-all",
+      new URL("../src/main.ts", import.meta.url).pathname,
+      "daemon",
+      "--quiet",
+      "--socket",
+      socket,
+      "--workspace",
+      tree,
+    ],
+    env: { SEXTANT_CACHE_DIR: cache },
+    stdin: "null",
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const deadline = Date.now() + 60_000;
+    let control: DaemonClient | null = null;
+    while (!control && Date.now() < deadline) {
+      control = await DaemonClient.connect(socket).catch(() => null);
+      if (!control) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (!control) throw new Error("the daemon did not start");
+    const hello = await control.request("initialize", { agent: "bench" }) as {
+      server: { pid: number };
+    };
+    const pid = hello.server.pid;
+    log("  cold index through the daemon…");
+    const coldStarted = performance.now();
+    const cold = await control.request("refresh", {}) as {
+      data: { reports: { files: number; lines: number }[] };
+    };
+    const coldMs = performance.now() - coldStarted;
+    const workspace = await Workspace.open({ directory: tree, cacheDirectory: cache });
+    const session = { workspace, repo: workspace.repositories[0] };
+    const queries = pickQueries(session, 40);
+    const changed = editableFiles(
+      session,
+      Math.max(200, Math.round(cold.data.reports[0].files / 10)),
+    );
+    workspace.close();
+    for (const [n, path] of changed.entries()) {
+      Deno.writeTextFileSync(join(tree, path), appendedFunction(path, n), { append: true });
+    }
+    log(
+      `  ${changed.length} files changed; ${args.clients} clients × ${args.duration}s of ` +
+        `${args.mix.join("/")} during the refresh…`,
+    );
+    const clients = await Promise.all(
+      Array.from({ length: args.clients! }, () => DaemonClient.connect(socket)),
+    );
+    const samples = new Map<string, { ms: number[]; errors: number; during: number }>(
+      args.mix.map((action) => [action, { ms: [], errors: 0, during: 0 }]),
+    );
+    const errorSamples: string[] = [];
+    let refreshing = true;
+    let maxRss = 0;
+    const rssTimer = setInterval(() => {
+      maxRss = Math.max(maxRss, processRss(pid).rss);
+    }, RSS_INTERVAL_MS);
+    const loadStarted = performance.now();
+    const stopAt = loadStarted + args.duration * 1000;
+    const refreshStarted = performance.now();
+    const refresh = control.request("refresh", {}).then((answer) => {
+      refreshing = false;
+      const report = (answer as { data: { reports: RefreshReport[] } }).data.reports[0];
+      return {
+        ms: round(performance.now() - refreshStarted, 1),
+        parsed: report.parsed,
+        plan: report.plan,
+      };
+    }).catch((error) => {
+      refreshing = false;
+      errorSamples.push(`refresh: ${(error as Error).message}`);
+      return null;
+    });
+    const paramsFor = (action: string, i: number): Record<string, unknown> => {
+      const query = queries[i % Math.max(1, queries.length)] ?? "main";
+      if (action === "status") return {};
+      if (action === "search" || action === "symbols") return { query, limit: 10 };
+      if (action === "grep") return { pattern: `${query}($$$ARGS)` };
+      return { symbol: query };
+    };
+    await Promise.all(clients.map(async (client, c) => {
+      let i = c * 7;
+      while (performance.now() < stopAt) {
+        const action = args.mix[i % args.mix.length];
+        const bucket = samples.get(action)!;
+        const during = refreshing;
+        const started = performance.now();
+        try {
+          await client.request(action, paramsFor(action, i));
+          bucket.ms.push(performance.now() - started);
+          if (during) bucket.during++;
+        } catch (error) {
+          bucket.errors++;
+          if (errorSamples.length < 10) {
+            errorSamples.push(
+              `${action}: ${error instanceof RpcFailure ? error.code : ""} ${
+                (error as Error).message
+              }`,
+            );
+          }
+        }
+        i++;
+      }
+    }));
+    const loadMs = performance.now() - loadStarted;
+    const refreshResult = await refresh;
+    clearInterval(rssTimer);
+    const rss = processRss(pid);
+    for (const client of clients) client.close();
+    control.close();
+    const actions: ConcurrentResult["actions"] = {};
+    let requests = 0;
+    let errors = 0;
+    for (const [action, bucket] of samples) {
+      actions[action] = {
+        ...latencyStats(bucket.ms.map((ms) => ({ query: "", ms, hits: 0 }))),
+        errors: bucket.errors,
+        during_refresh: bucket.during,
+      };
+      requests += bucket.ms.length + bucket.errors;
+      errors += bucket.errors;
+    }
+    return {
+      label: target.label,
+      root: target.directory,
+      clients: args.clients!,
+      duration_s: round(loadMs / 1000, 1),
+      files: cold.data.reports[0].files,
+      lines: cold.data.reports[0].lines,
+      cold_index_s: round(coldMs / 1000, 2),
+      changed_files: changed.length,
+      refresh: refreshResult,
+      actions,
+      requests,
+      errors,
+      error_samples: errorSamples,
+      throughput_rps: round(requests / (loadMs / 1000), 1),
+      daemon_peak_rss_mb: round(rss.peak / MB, 0),
+      daemon_max_rss_during_load_mb: round(maxRss / MB, 0),
+      daemon_rss_after_mb: round(rss.rss / MB, 0),
+    };
+  } finally {
+    try {
+      daemon.kill("SIGTERM");
+    } catch { /* gone */ }
+    await daemon.status;
+    if (!args.keep) removeTree(work);
+  }
+}
+
+function printConcurrent(results: ConcurrentResult[]): void {
+  for (const r of results) {
+    console.log("");
+    console.log(
+      `${r.label}: ${fmt(r.files, 0)} files, ${
+        fmt(r.lines, 0)
+      } lines; cold index ${r.cold_index_s}s; ` +
+        `${r.clients} clients for ${r.duration_s}s while refreshing ${r.changed_files} changed files` +
+        (r.refresh ? ` (refresh ${fmt(r.refresh.ms / 1000, 2)}s, parsed ${r.refresh.parsed})` : ""),
+    );
+    const rows = Object.entries(r.actions).map(([action, stats]) => [
+      action,
+      fmt(stats.runs, 0),
+      fmt(stats.during_refresh, 0),
+      fmt(stats.p50_ms),
+      fmt(stats.p95_ms),
+      fmt(stats.p99_ms),
+      fmt(stats.max_ms),
+      fmt(stats.errors, 0),
+    ]);
+    console.log(renderTable(
+      ["action", "answers", "during refresh", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"],
+      rows,
+    ));
+    console.log(
+      `requests ${r.requests}, errors ${r.errors}, throughput ${r.throughput_rps} req/s; ` +
+        `daemon RSS peak ${r.daemon_peak_rss_mb} MB (VmHWM, includes the cold index), ` +
+        `max during load ${r.daemon_max_rss_during_load_mb} MB, after ${r.daemon_rss_after_mb} MB`,
+    );
+    for (const sample of r.error_samples) console.log(`  error: ${sample}`);
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(argv: string[]): Promise<void> {
   const args = parseBenchArgs(argv);
   const startedAt = new Date().toISOString();
+  if (args.clients) {
+    const concurrent: ConcurrentResult[] = [];
+    for (const spec of targetSpecs(args)) {
+      const target = prepareTarget(spec, args);
+      try {
+        concurrent.push(await benchConcurrent(target, args));
+      } finally {
+        target.cleanup();
+      }
+    }
+    printConcurrent(concurrent);
+    if (args.json) {
+      Deno.writeTextFileSync(
+        args.json,
+        JSON.stringify(
+          { tool: "sextant-bench", mode: "concurrent", started_at: startedAt, targets: concurrent },
+          null,
+          2,
+        ) + "\n",
+      );
+      log(`wrote ${args.json}`);
+    }
+    return;
+  }
   const results: TargetResult[] = [];
   for (const spec of targetSpecs(args)) {
     const target = prepareTarget(spec, args);
