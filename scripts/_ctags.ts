@@ -18,6 +18,11 @@ export interface KindMapping {
   ignoreNames?: string[];
   /** ctags tags whose source line matches this regex are dropped. */
   ignoreLines?: string;
+  /**
+   * A regex a real declaration line matches (its keyword). ctags tags on other lines are
+   * counted apart (`recall_on_declarations`): for ctags parsers that tag non-declarations.
+   */
+  declarationLine?: string;
   /** Why the sets differ, printed with the results. */
   note?: string;
 }
@@ -131,6 +136,10 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
     ctagsLanguage: "Kotlin",
     ctagsKinds: ["class", "interface", "object", "method", "typealias"],
     sextantKinds: ["class", "interface", "object", "enum", "function", "method", "type"],
+    ignoreNames: ["<lambda>"],
+    declarationLine: "\\b(fun|class|object|interface|typealias)\\b",
+    note:
+      "ctags' Kotlin parser tags lambdas as methods named <lambda> (dropped) and lambda parameters and loop variables as methods (lines without a declaration keyword: see recall_on_declarations); unnamed `companion object`s are ctags' `Companion` objects (Sextant names their members after the class).",
   },
   swift: {
     ctagsLanguage: "SwiftRegex",
@@ -203,6 +212,8 @@ export interface Definition {
   nameLine?: number;
   /** Sextant only: the qualified name. */
   qualified?: string;
+  /** ctags only: the source line of the tag. */
+  text?: string;
 }
 
 /** Runs ctags on the files of one language (paths relative to `root`); returns its tags. */
@@ -254,7 +265,13 @@ export async function runCtags(
     const name = lastSegment(tag.name);
     if (ignored.has(name)) continue;
     if (ignoredLines && ignoredLines.test((tag.pattern ?? "").replace(/^\/\^?/, ""))) continue;
-    tags.push({ path: tag.path.replace(/^\.\//, ""), name, kind: tag.kind, line: tag.line });
+    tags.push({
+      path: tag.path.replace(/^\.\//, ""),
+      name,
+      kind: tag.kind,
+      line: tag.line,
+      text: (tag.pattern ?? "").replace(/^\/\^?/, "").replace(/\$?\/$/, ""),
+    });
   }
   return tags;
 }

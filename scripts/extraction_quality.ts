@@ -80,6 +80,10 @@ interface LanguageReport {
   matched: number;
   recall: number | null;
   precision: number | null;
+  /** ctags tags on lines without the language's declaration keyword (see `declarationLine`). */
+  ctags_not_declarations: number | null;
+  /** Recall over ctags tags on declaration lines only. */
+  recall_on_declarations: number | null;
   /** Matched pairs whose kinds differ in category (callable vs type). */
   kind_disagreements: number;
   missing_by_kind: Record<string, number>;
@@ -244,6 +248,8 @@ async function compareLanguage(
       matched: 0,
       recall: null,
       precision: null,
+      ctags_not_declarations: null,
+      recall_on_declarations: null,
       kind_disagreements: 0,
       missing_by_kind: {},
       extra_by_kind: {},
@@ -264,6 +270,10 @@ async function compareLanguage(
   }));
   const ctags = await runCtags({ root: snapshot, paths: files.map((file) => file.path), mapping });
   const result: MatchResult = matchDefinitions(ctags, sextant, options.tolerance);
+  const declares = mapping.declarationLine ? new RegExp(mapping.declarationLine) : null;
+  const onDeclarations = (defs: Definition[]) =>
+    declares ? defs.filter((def) => declares.test(def.text ?? "")).length : 0;
+  const declaredTags = onDeclarations(ctags);
   return {
     ...base,
     ctags_language: mapping.ctagsLanguage,
@@ -272,6 +282,10 @@ async function compareLanguage(
     matched: result.matched.length,
     recall: ratio(result.matched.length, ctags.length),
     precision: ratio(result.matched.length, sextant.length),
+    ctags_not_declarations: declares ? ctags.length - declaredTags : null,
+    recall_on_declarations: declares
+      ? ratio(onDeclarations(result.matched.map((pair) => pair.ctags)), declaredTags)
+      : null,
     kind_disagreements:
       result.matched.filter((pair) =>
         CALLABLE.test(pair.ctags.kind) !== CALLABLE.test(pair.sextant.kind)
@@ -339,6 +353,13 @@ function printReport(
   for (const l of languages) {
     console.log(`\n== ${l.language} (ctags ${l.ctags_language ?? "-"})`);
     if (l.note) console.log(`note: ${l.note}`);
+    if (l.recall_on_declarations !== null) {
+      console.log(
+        `ctags tags on lines without a declaration keyword: ${l.ctags_not_declarations}; recall on the rest: ${
+          pct(l.recall_on_declarations)
+        }`,
+      );
+    }
     console.log(`matched pairs whose kind category differs: ${l.kind_disagreements}`);
     console.log(`ctags only, by ctags kind: ${JSON.stringify(l.missing_by_kind)}`);
     for (const item of l.missing_sample) console.log(`  - ${item}`);
