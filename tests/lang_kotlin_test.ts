@@ -6,9 +6,9 @@ import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_hel
 const SOURCE = `package com.example.shop
 
 import kotlin.math.max
-// ^ imports: max module=kotlin.math.max alias=-
+// ^ imports: max module=kotlin.math alias=-
 import com.example.util.Helper as H
-// ^ imports: Helper alias=H
+// ^ imports: Helper module=com.example.util alias=H
 import com.example.other.*
 // ^ imports: * module=com.example.other
 

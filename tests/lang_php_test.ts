@@ -28,31 +28,31 @@ final class Kernel extends BaseKernel implements HandlerInterface, \\Countable
     use Loggable;
     // ^ implements: Loggable from=App\\Http\\Kernel
     public const VERSION = '1.0';
-    // ^ def: App\\Http\\Kernel\\VERSION constant
+    // ^ def: App\\Http\\Kernel::VERSION constant
     private static int $count = 0;
-    // ^ def: App\\Http\\Kernel\\count property
+    // ^ def: App\\Http\\Kernel::count property
     protected ?LoggerInterface $logger;
-    // ^ def: App\\Http\\Kernel\\logger property
+    // ^ def: App\\Http\\Kernel::logger property
     // ^ type_of: LoggerInterface
 
     public function __construct(Router $router, LoggerInterface $logger)
-    // ^ def: App\\Http\\Kernel\\__construct method
-    // ^ type_of: Router from=App\\Http\\Kernel\\__construct
+    // ^ def: App\\Http\\Kernel::__construct method
+    // ^ type_of: Router from=App\\Http\\Kernel::__construct
     {
         $this->logger = $logger;
-        // ^ writes: logger receiver=$this from=App\\Http\\Kernel\\__construct
+        // ^ writes: logger receiver=$this from=App\\Http\\Kernel::__construct
         // ^ references: $logger
         self::$count++;
         // ^ writes: $count receiver=self
     }
 
     public function handle(Request $request): Response
-    // ^ def: App\\Http\\Kernel\\handle method
+    // ^ def: App\\Http\\Kernel::handle method
     // ^ type_of: Request
     // ^ type_of: Response
     {
         $response = $this->router->dispatch($request);
-        // ^ calls: dispatch receiver=$this->router from=App\\Http\\Kernel\\handle
+        // ^ calls: dispatch receiver=$this->router from=App\\Http\\Kernel::handle
         // ^ reads: router receiver=$this
         $this->logger?->info('handled');
         // ^ calls: info receiver=$this->logger
@@ -73,21 +73,21 @@ interface HandlerInterface extends Base
 // ^ inherits: Base
 {
     public function handle(Request $r): Response;
-    // ^ def: App\\Http\\HandlerInterface\\handle method
+    // ^ def: App\\Http\\HandlerInterface::handle method
 }
 
 trait Loggable
 // ^ def: App\\Http\\Loggable trait
 {
     public function log(string $message): void {}
-    // ^ def: App\\Http\\Loggable\\log method
+    // ^ def: App\\Http\\Loggable::log method
 }
 
 enum Suit: string
 // ^ def: App\\Http\\Suit enum
 {
     case Hearts = 'H';
-    // ^ def: App\\Http\\Suit\\Hearts constant
+    // ^ def: App\\Http\\Suit::Hearts constant
 }
 
 function helper(int $a): int { return $a; }
@@ -125,7 +125,7 @@ Deno.test("php: a file with a syntax error keeps what tree-sitter recovers", asy
       db.close();
     }
     const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "Good\\fine" && r.path === "broken.php"));
+    assert.ok(answer.results.some((r) => r.symbol === "Good::fine" && r.path === "broken.php"));
   });
 });
 

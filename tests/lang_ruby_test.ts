@@ -25,10 +25,10 @@ module Shop
     # ^ implements: Forwardable from=Shop::Cart
 
     def initialize(owner, limit = DEFAULT_LIMIT)
-    # ^ def: Shop::Cart::initialize method
+    # ^ def: Shop::Cart.initialize method
       @owner = owner
-      # ^ writes: @owner from=Shop::Cart::initialize
-      # ^ references: owner from=Shop::Cart::initialize
+      # ^ writes: @owner from=Shop::Cart.initialize
+      # ^ references: owner from=Shop::Cart.initialize
       @@carts += 1
       # ^ writes: @@carts
       $registry = self
@@ -36,11 +36,11 @@ module Shop
     end
 
     def add(item)
-    # ^ def: Shop::Cart::add method
+    # ^ def: Shop::Cart.add method
       validate(item)
-      # ^ calls: validate receiver=- from=Shop::Cart::add
+      # ^ calls: validate receiver=- from=Shop::Cart.add
       @items.push(item)
-      # ^ calls: push receiver=@items from=Shop::Cart::add
+      # ^ calls: push receiver=@items from=Shop::Cart.add
       # ^ reads: @items
       Reports::Audit.log(@owner, item)
       # ^ calls: log receiver=Reports::Audit
@@ -51,21 +51,21 @@ module Shop
     end
 
     def self.build(*args)
-    # ^ def: Shop::Cart::build method
+    # ^ def: Shop::Cart.build method
       new(*args)
-      # ^ calls: new from=Shop::Cart::build
+      # ^ calls: new from=Shop::Cart.build
     end
 
     class << self
       def registry
-      # ^ def: Shop::Cart::registry method
+      # ^ def: Shop::Cart.registry method
         $registry
         # ^ reads: $registry
       end
     end
 
     private def validate(item)
-    # ^ def: Shop::Cart::validate method
+    # ^ def: Shop::Cart.validate method
       raise ArgumentError unless item
       # ^ references: ArgumentError
     end
@@ -110,7 +110,7 @@ Deno.test("ruby: a file with a syntax error keeps what tree-sitter recovers", as
       db.close();
     }
     const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "Good::fine" && r.path === "broken.rb"));
+    assert.ok(answer.results.some((r) => r.symbol === "Good.fine" && r.path === "broken.rb"));
   });
 });
 

@@ -1,4 +1,5 @@
-; PHP. The file's `namespace A\B;` prefixes qualified names (`A\B\Kernel`, `A\B\Kernel\handle`).
+; PHP. The file's `namespace A\B;` prefixes qualified names: `A\B\Kernel`, `A\B\helper`; members
+; after `::` (manifest kindSeparators): `A\B\Kernel::handle`, `A\B\Kernel::VERSION`, `A\B\Kernel::count`.
 (namespace_definition name: (namespace_name) @module)
 
 ; types

@@ -1,5 +1,6 @@
-; Ruby. Qualified names: modules and classes joined with `::` (`Foo::Bar`), methods
-; after their owner (`Foo::Bar::baz`; `def self.make` and `class << self` methods too).
+; Ruby. Qualified names: modules, classes and constants joined with `::` (`Foo::Bar::CONST`),
+; methods after a `.` (manifest kindSeparators): `Foo::Bar.baz` for instance methods and for
+; `def self.make` / `class << self` methods alike (Ruby's `#` is not used).
 
 ; modules and classes, also with a written owner (`class Foo::Bar`)
 (module name: (constant) @name) @definition.module
