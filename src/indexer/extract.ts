@@ -257,13 +257,14 @@ function nameDefinitions(
     if (parent) parent.children.push(def);
     stack.push(def);
     kept.push(def);
+    const start = declarationStart(def.node);
     rows.push({
       id: def.id,
       name: def.nameNode.text,
       qualified_name: def.qualified,
       kind: def.kind,
-      start_line: def.node.startPosition.row + 1,
-      start_col: def.node.startPosition.column + 1,
+      start_line: start.row + 1,
+      start_col: start.column + 1,
       end_line: def.node.endPosition.row + 1,
       end_col: def.node.endPosition.column + 1,
       signature: signatureOf(def.node),
@@ -305,7 +306,8 @@ function relationRows(
       while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= def.node.startIndex) {
         stack.pop();
       }
-      stack.push(def);
+      // Names declared together: references inside belong to the first of them.
+      if (stack.length === 0 || !sameNode(stack[stack.length - 1], def)) stack.push(def);
     }
     while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= at) stack.pop();
     const owner = stack.length > 0 ? stack[stack.length - 1] : null;
@@ -454,6 +456,27 @@ export function scopePath(text: string, separator: string): string {
   }
   return plain.split(/::|[.:\\]/).map((part) => part.replace(/[\s*&]+/g, ""))
     .filter((part) => part !== "").join(separator);
+}
+
+/** Leading parts of a definition node that are not its declaration line. */
+const ANNOTATIONS =
+  /^(marker_annotation|annotation|attribute_list|attribute_item|decorator|comment|line_comment|block_comment)$/;
+
+/**
+ * Where a definition's declaration starts: its node, without leading annotations and attributes
+ * (Java `@Override`, C# `[Serializable]`), which stay in its range for chunks.
+ */
+function declarationStart(node: Node): { row: number; column: number } {
+  for (const child of node.children) {
+    if (!child || ANNOTATIONS.test(child.type)) continue;
+    if (child.type === "modifiers") {
+      const modifier = child.children.find((part) => part && !ANNOTATIONS.test(part.type));
+      if (!modifier) continue;
+      return modifier.startPosition;
+    }
+    return child.startPosition;
+  }
+  return node.startPosition;
 }
 
 /** Nodes that wrap a definition and start where its leading text starts. */
