@@ -3,7 +3,7 @@
  * policy first, then refresh, cache, the action, and the policy again on the
  * answer.
  */
-import { runAction } from "../actions/dispatch.ts";
+import { type ActionContext, runAction } from "../actions/dispatch.ts";
 import { repositoryStates, traceId } from "../actions/envelope.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
@@ -69,6 +69,13 @@ export interface ExecuteOptions {
   onProgress?: (repo: string, progress: RefreshProgress) => void;
   cache?: AnswerCache;
   counters?: Counters;
+  /** Runs the action itself (the daemon: in a query Worker); default `runAction` here. */
+  run?: (
+    workspace: Workspace,
+    action: string,
+    params: Record<string, unknown>,
+    context: ActionContext,
+  ) => Promise<Envelope>;
 }
 
 /** Runs one action under a grant; throws `WireError` (or anything else: an internal error). */
@@ -167,7 +174,7 @@ async function executePrepared(
     }
     if (options.counters) options.counters.cacheMisses++;
   }
-  const answer = await runAction(workspace, action, params, {
+  const answer = await (options.run ?? runAction)(workspace, action, params, {
     ...prepared.context,
     signal,
     onProgress: options.onProgress,

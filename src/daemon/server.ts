@@ -8,7 +8,9 @@ import type { RefreshProgress } from "../indexer/refresh.ts";
 import { WireError } from "../protocol/errors.ts";
 import { LIMITS, METHODS } from "../protocol/methods.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+import { runAction } from "../actions/dispatch.ts";
 import { AnswerCache, executeAction } from "./execute.ts";
+import { QueryPool } from "./query_pool.ts";
 import { encodeFrame, FRAME_LIMITS, FrameTooLarge, readFrames } from "./framing.ts";
 import {
   codeName,
@@ -29,6 +31,9 @@ export const SERVER_VERSION = "0.1.0";
 /** Bumped when a method or a message shape changes incompatibly (docs/protocol.md). */
 export const PROTOCOL_VERSION = "1";
 
+/** Actions answered on the main thread (they read its registry); every other runs in a Worker. */
+const ON_MAIN_THREAD = new Set(["status", "refresh", "rebuild"]);
+
 /** Every action name a client may call, whether built in this version or not. */
 const ALL_ACTIONS = Object.keys(METHODS);
 
@@ -38,6 +43,8 @@ export interface DaemonOptions {
   log?: TraceLog;
   /** How long in-flight requests may run on at shutdown before they are cancelled. */
   shutdownGraceMs?: number;
+  /** Query Workers (0: answer every action on the main thread). */
+  queryWorkers?: number;
 }
 
 interface InFlight {
@@ -115,6 +122,9 @@ export class Daemon {
   readonly #busy = new Map<Workspace, number>();
   readonly #retired = new Set<Workspace>();
   #stopObserving: () => void = () => {};
+  #queries: QueryPool | null;
+  /** Bumped by each reload, so query Workers reopen the registry. */
+  #epoch = 0;
 
   private constructor(options: DaemonOptions, workspace: Workspace, policy: AccessPolicy) {
     this.socket = options.socket;
@@ -123,11 +133,13 @@ export class Daemon {
     this.#workspace = workspace;
     this.#policy = policy;
     this.#observe(workspace);
+    const workers = options.queryWorkers ?? 2;
+    this.#queries = workers > 0 ? new QueryPool(workers) : null;
   }
 
   /** Opens the workspace and binds the socket; throws when either is impossible. */
   static async start(options: DaemonOptions): Promise<Daemon> {
-    const workspace = await Workspace.open(options.workspace);
+    const workspace = await Workspace.open({ ...options.workspace, refreshInWorker: true });
     let policy: AccessPolicy;
     try {
       policy = AccessPolicy.fromConfig(workspace.config.raw, workspace.config.source ?? "");
@@ -139,6 +151,7 @@ export class Daemon {
     try {
       daemon.#listener = await listenOnSocket(options.socket);
     } catch (error) {
+      daemon.#queries?.close();
       workspace.close();
       throw error;
     }
@@ -175,7 +188,7 @@ export class Daemon {
 
   /** Re-reads `sextant.yml` and swaps the registry; connections stay open. */
   async reload(): Promise<{ repositories: string[] }> {
-    const next = await Workspace.open(this.#options.workspace);
+    const next = await Workspace.open({ ...this.#options.workspace, refreshInWorker: true });
     let policy: AccessPolicy;
     try {
       policy = AccessPolicy.fromConfig(next.config.raw, next.config.source ?? "");
@@ -186,6 +199,7 @@ export class Daemon {
     const previous = this.#workspace;
     this.#workspace = next;
     this.#policy = policy;
+    this.#epoch++;
     this.#cache.clear();
     this.#observe(next);
     for (const connection of this.#connections) {
@@ -225,6 +239,7 @@ export class Daemon {
     ]);
     for (const connection of this.#connections) connection.close();
     this.#stopObserving();
+    this.#queries?.close();
     this.#workspace.close();
     for (const workspace of this.#retired) workspace.close();
     try {
@@ -421,6 +436,7 @@ export class Daemon {
     }
     const grant = this.#session(connection);
     const onProgress = "id" in request ? this.#progressSender(connection, id) : undefined;
+    const epoch = this.#epoch;
     const { envelope, cached } = await executeAction({
       workspace,
       grant,
@@ -430,6 +446,24 @@ export class Daemon {
       onProgress,
       cache: this.#cache,
       counters: this.counters,
+      run: (scoped, action, checked, context) => {
+        const targetsReady = () =>
+          scoped.select(checked.repo as string | undefined).every((repo) =>
+            scoped.reader(repo).problem === null
+          );
+        // Status and refreshes need this thread's registry; a missing or damaged target
+        // falls back here too (its live scan also starts the rebuild on this thread).
+        if (!this.#queries || ON_MAIN_THREAD.has(action) || !targetsReady()) {
+          return runAction(scoped, action, checked, context);
+        }
+        return this.#queries.run({
+          epoch,
+          workspace: this.#options.workspace,
+          agent: grant.agent,
+          action,
+          params: checked,
+        });
+      },
     });
     return { result: envelope, results: envelope.results.length, cached };
   }

@@ -4,22 +4,19 @@ import { WireError } from "../protocol/errors.ts";
 import { gitTopLevel } from "../indexer/git.ts";
 import { loadLanguageTable } from "../indexer/languages.ts";
 import { ParsePool } from "../indexer/pool.ts";
-import {
-  reconcileRepository,
-  type RefreshProgress,
-  type RefreshReport,
-} from "../indexer/refresh.ts";
+import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
 import {
   defaultCacheDirectory,
   isCorruption,
   openReaderDatabase,
-  openWriterDatabase,
   removeDatabaseFiles,
   type TargetLocation,
   targetLocation,
   type TargetProblem,
 } from "../store/target.ts";
 import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
+import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
+import type { RefreshMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
 
 /** A repository of the workspace with its target. */
@@ -35,6 +32,8 @@ export interface WorkspaceOptions {
   /** `sextant.yml` path (default: `<directory>/sextant.yml` when present). */
   configPath?: string;
   cacheDirectory?: string;
+  /** Run refreshes in a Worker, keeping the writer off this thread (the daemon does). */
+  refreshInWorker?: boolean;
 }
 
 /** Listens to every refresh a workspace runs (for traces and counters). */
@@ -64,6 +63,12 @@ interface SharedState {
   lastReports: Map<string, RefreshReport>;
   pools: Map<string, ParsePool>;
   observers: Set<RefreshObserver>;
+  /** Refreshes run in a Worker (the daemon) when set; null: not started yet. */
+  refreshWorker?: {
+    worker: Worker;
+    jobs: Map<number, (message: RefreshMessage) => void>;
+    nextId: number;
+  } | null;
 }
 
 /**
@@ -114,7 +119,9 @@ export class Workspace {
         location: targetLocation(real, config.cacheDirectory),
       });
     }
-    return new Workspace(config, repositories);
+    const workspace = new Workspace(config, repositories);
+    if (options.refreshInWorker) workspace.#shared.refreshWorker = null;
+    return workspace;
   }
 
   /**
@@ -286,32 +293,54 @@ export class Workspace {
     repo: Repository,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<RefreshReport> {
-    const attempt = async (): Promise<RefreshReport> => {
-      const { db } = openWriterDatabase(repo.location);
-      try {
-        return await reconcileRepository({
-          root: repo.root,
-          db,
-          table: loadLanguageTable(),
-          pool: () => this.#pool(repo),
-          onProgress,
-        });
-      } finally {
-        db.close();
-      }
-    };
-    let report: RefreshReport;
-    try {
-      report = await attempt();
-    } catch (error) {
-      if (!isCorruption(error)) throw error;
-      // A damaged target is rebuilt from the source; nothing in it was the only copy.
-      this.dropReader(repo);
-      removeDatabaseFiles(repo.location.databasePath);
-      report = await attempt();
-    }
+    const target = { name: repo.name, root: repo.root, location: repo.location };
+    const { report, rebuilt } = this.#shared.refreshWorker !== undefined
+      ? await this.#refreshInWorker(target, onProgress)
+      : await reconcileTarget(target, { pool: () => this.#pool(repo), onProgress });
+    if (rebuilt) this.dropReader(repo);
     this.#shared.lastReports.set(repo.name, report);
     return report;
+  }
+
+  /** Runs a refresh in the refresh Worker (created on first use). */
+  #refreshInWorker(
+    target: RefreshTarget,
+    onProgress?: (progress: RefreshProgress) => void,
+  ): Promise<{ report: RefreshReport; rebuilt: boolean }> {
+    const shared = this.#shared;
+    if (!shared.refreshWorker) {
+      const worker = new Worker(new URL("./refresh_worker.ts", import.meta.url), {
+        type: "module",
+      });
+      const jobs = new Map<number, (message: RefreshMessage) => void>();
+      worker.onmessage = (event: MessageEvent<RefreshMessage>) =>
+        jobs.get(event.data.id)?.(event.data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        const failure = {
+          type: "error" as const,
+          message: `refresh worker failed: ${event.message}`,
+        };
+        for (const [id, handler] of jobs) handler({ id, ...failure });
+        shared.refreshWorker = null;
+        worker.terminate();
+      };
+      shared.refreshWorker = { worker, jobs, nextId: 1 };
+    }
+    const runner = shared.refreshWorker;
+    const id = runner.nextId++;
+    return new Promise((resolve, reject) => {
+      runner.jobs.set(id, (message) => {
+        if (message.type === "progress") {
+          onProgress?.(message.progress);
+          return;
+        }
+        runner.jobs.delete(id);
+        if (message.type === "done") resolve({ report: message.report, rebuilt: message.rebuilt });
+        else reject(new Error(message.message));
+      });
+      runner.worker.postMessage({ id, target });
+    });
   }
 
   #pool(repo: Repository): ParsePool {
@@ -329,6 +358,8 @@ export class Workspace {
     for (const repo of this.repositories) this.dropReader(repo);
     for (const pool of this.#shared.pools.values()) pool.close();
     this.#shared.pools.clear();
+    this.#shared.refreshWorker?.worker.terminate();
+    if (this.#shared.refreshWorker) this.#shared.refreshWorker = null;
   }
 }
 

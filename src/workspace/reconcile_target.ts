@@ -1,0 +1,52 @@
+import { loadLanguageTable } from "../indexer/languages.ts";
+import type { ParsePool } from "../indexer/pool.ts";
+import {
+  reconcileRepository,
+  type RefreshProgress,
+  type RefreshReport,
+} from "../indexer/refresh.ts";
+import {
+  isCorruption,
+  openWriterDatabase,
+  removeDatabaseFiles,
+  type TargetLocation,
+} from "../store/target.ts";
+
+/** What a refresh needs to know about its repository (plain data: it crosses to a Worker). */
+export interface RefreshTarget {
+  name: string;
+  root: string;
+  location: TargetLocation;
+}
+
+/**
+ * Reconciles one repository into its target with the one writer; a damaged
+ * target is rebuilt from the source (`rebuilt: true`: readers must reopen).
+ */
+export async function reconcileTarget(
+  target: RefreshTarget,
+  options: { pool: () => ParsePool; onProgress?: (progress: RefreshProgress) => void },
+): Promise<{ report: RefreshReport; rebuilt: boolean }> {
+  const attempt = async (): Promise<RefreshReport> => {
+    const { db } = openWriterDatabase(target.location);
+    try {
+      return await reconcileRepository({
+        root: target.root,
+        db,
+        table: loadLanguageTable(),
+        pool: options.pool,
+        onProgress: options.onProgress,
+      });
+    } finally {
+      db.close();
+    }
+  };
+  try {
+    return { report: await attempt(), rebuilt: false };
+  } catch (error) {
+    if (!isCorruption(error)) throw error;
+    // Nothing in a target is the only copy: rebuild it from the source.
+    removeDatabaseFiles(target.location.databasePath);
+    return { report: await attempt(), rebuilt: true };
+  }
+}
