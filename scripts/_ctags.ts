@@ -153,7 +153,7 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
       "--kinddef-SwiftRegex=e,enum,enums",
       "--kinddef-SwiftRegex=p,protocol,protocols",
       "--kinddef-SwiftRegex=t,typealias,type aliases",
-      `--regex-SwiftRegex=/${MODIFIERS}func[ \\t]+([^ \\t(<]+)/\\2/f/`,
+      `--regex-SwiftRegex=/${MODIFIERS}func[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/f/`,
       `--regex-SwiftRegex=/${MODIFIERS}(class|actor)[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\3/c/`,
       `--regex-SwiftRegex=/${MODIFIERS}struct[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/s/`,
       `--regex-SwiftRegex=/${MODIFIERS}enum[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/e/`,
@@ -162,7 +162,7 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
     ],
     ignoreNames: ["func", "var", "let", "case", "subscript", "init", "deinit", "protocol"],
     note:
-      "universal-ctags 5.9 has no Swift parser: the baseline is a line-regex ctags language (declarations at line start after modifiers/attributes; init/subscript/extension not compared).",
+      "universal-ctags 5.9 has no Swift parser: the baseline is a line-regex ctags language (declarations at line start after modifiers/attributes; init/subscript/extension and operator functions not compared).",
   },
   scala: {
     ctagsLanguage: "ScalaRegex",
