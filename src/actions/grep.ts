@@ -1,7 +1,24 @@
-import type { Envelope } from "../protocol/types.ts";
+import type { DatabaseSync } from "node:sqlite";
+import picomatch from "picomatch";
+import type { Node, Parser, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
-import type { Workspace } from "../workspace/workspace.ts";
-import type { ActionContext } from "./context.ts";
+import type { Envelope, ResultHit } from "../protocol/types.ts";
+import { readMeta } from "../store/target.ts";
+import type { Repository, Workspace } from "../workspace/workspace.ts";
+import { decodeCursor, encodeCursor, type GrepCursor } from "../grep/cursor.ts";
+import {
+  GREP_LANGUAGES,
+  type GrepLanguage,
+  grepLanguageForPath,
+  grepLanguageNamed,
+} from "../grep/languages.ts";
+import { type Bindings, findMatches } from "../grep/matcher.ts";
+import { parserFor } from "../grep/parsers.ts";
+import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
+import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
+import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilter.ts";
+import { type ActionContext, visibleRepositories } from "./context.ts";
+import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
 
 export interface GrepParams {
   pattern: string;
@@ -14,11 +31,437 @@ export interface GrepParams {
   timeout_ms?: number;
 }
 
-/** Structural grep (SPEC §10). Not built yet: answered as an unknown method. */
-export function grep(
-  _workspace: Workspace,
-  _params: GrepParams,
-  _context: ActionContext,
+/** Bounds of one grep request (SPEC §14). */
+export const GREP_LIMITS = {
+  patternBytes: 16 * 1024,
+  defaultLimit: 50,
+  defaultTimeoutMs: 10_000,
+  /** How long the matcher runs before it lets other requests of the daemon in. */
+  sliceMs: 50,
+};
+
+/**
+ * Structural grep (SPEC §10): files that hold the pattern's literal tokens
+ * come from the trigram index over the committed text; each is parsed and
+ * matched by node shape. Bounded by `limit`, `token_budget` and `timeout_ms`:
+ * a partial answer is `truncated` with a `next_cursor` that continues it.
+ */
+export async function grep(
+  workspace: Workspace,
+  params: GrepParams,
+  context: ActionContext,
 ): Promise<Envelope> {
-  return Promise.reject(new WireError("MethodNotFound", "Action 'grep' is not available yet"));
+  const started = performance.now();
+  const pattern = params.pattern;
+  if (typeof pattern !== "string" || pattern.trim() === "") {
+    throw new WireError("InvalidPattern", "Cannot parse pattern: it is empty");
+  }
+  const patternBytes = new TextEncoder().encode(pattern).length;
+  if (patternBytes > GREP_LIMITS.patternBytes) {
+    throw new WireError(
+      "LimitExceeded",
+      `Cannot use pattern: it is ${patternBytes} bytes; the limit is ${GREP_LIMITS.patternBytes}`,
+    );
+  }
+  const repos = scopedRepositories(workspace, params.repo, context);
+  const pathFilter = params.paths && params.paths.length > 0
+    ? picomatch(params.paths, { dot: true })
+    : null;
+  const language = await resolveLanguage(
+    pattern,
+    params,
+    () => languagesInScope(workspace, repos, pathFilter),
+  );
+  const parser = await parserFor(language);
+  const compiled = compileOrThrow(pattern, language, parser);
+  const cursor = params.cursor === undefined ? null : readCursor(params.cursor, repos);
+  const search = new GrepRun({
+    workspace,
+    context,
+    language,
+    parser,
+    compiled,
+    limit: params.limit ?? GREP_LIMITS.defaultLimit,
+    tokenBudget: params.token_budget ?? Infinity,
+    deadline: started + (params.timeout_ms ?? GREP_LIMITS.defaultTimeoutMs),
+    pathFilter,
+  });
+  const startAt = cursor ? repos.findIndex((repo) => repo.name === cursor.repo) : 0;
+  for (const repo of repos.slice(startAt)) {
+    const position = cursor && repo.name === cursor.repo ? cursor : null;
+    const done = await search.searchRepository(repo, position);
+    if (!done) break;
+  }
+  const limitations = [...search.limitations];
+  if (cursor && search.generationChanged) {
+    limitations.push("the index changed since the cursor was issued: pages may overlap or skip");
+  }
+  return envelope({
+    action: "grep",
+    results: search.results,
+    provenance: { backend: "structural", confidence: "exact" },
+    repositories: repositoryStates(workspace, repos),
+    limitations,
+    truncated: search.next !== null,
+    nextCursor: search.next ? encodeCursor(search.next) : null,
+    data: {
+      language: language.language,
+      files_considered: search.filesConsidered,
+      files_parsed: search.filesParsed,
+      elapsed_ms: Math.round(performance.now() - started),
+    },
+  });
+}
+
+/** The repositories a request addresses, among those the caller may see. */
+function scopedRepositories(
+  workspace: Workspace,
+  name: string | undefined,
+  context: ActionContext,
+): Repository[] {
+  const visible = new Set(visibleRepositories(workspace, context).map((repo) => repo.name));
+  if (name !== undefined && !visible.has(name)) {
+    throw new WireError("RepositoryNotFound", `Repository '${name}' is not in the workspace`);
+  }
+  return workspace.select(name).filter((repo) => visible.has(repo.name));
+}
+
+/**
+ * `language` if given; else the one language the `paths` globs name; else the
+ * one language, among those with files in scope, that the pattern parses in.
+ */
+async function resolveLanguage(
+  pattern: string,
+  params: GrepParams,
+  inScope: () => GrepLanguage[],
+): Promise<GrepLanguage> {
+  const supported = GREP_LANGUAGES.map((entry) => entry.language).join(", ");
+  if (params.language !== undefined) {
+    const named = grepLanguageNamed(params.language);
+    if (!named) {
+      throw new WireError(
+        "InvalidParams",
+        `Cannot grep language '${params.language}': supported are ${supported}`,
+      );
+    }
+    return named;
+  }
+  const fromPaths = new Set((params.paths ?? []).map((glob) => grepLanguageForPath(glob)));
+  if (fromPaths.size === 1 && !fromPaths.has(null)) return [...fromPaths][0]!;
+  const present = inScope();
+  if (present.length === 0) {
+    throw new WireError(
+      "InvalidParams",
+      `Cannot infer the pattern's language: no files of ${supported} in scope; pass 'language'`,
+    );
+  }
+  const parsing: GrepLanguage[] = [];
+  for (const candidate of present) {
+    try {
+      compilePattern(pattern, { language: candidate, parser: await parserFor(candidate) });
+      parsing.push(candidate);
+    } catch (error) {
+      if (!(error instanceof InvalidPatternError)) throw error;
+    }
+  }
+  if (parsing.length === 1) return parsing[0];
+  if (parsing.length === 0) {
+    throw new WireError(
+      "InvalidPattern",
+      `Cannot parse pattern in any language with files in scope (${
+        present.map((entry) => entry.language).join(", ")
+      }); pass 'language' to see where it fails`,
+    );
+  }
+  throw new WireError(
+    "InvalidParams",
+    `Pattern is ambiguous: it parses as ${
+      parsing.map((entry) => entry.language).join(", ")
+    }; pass 'language' (or 'paths' with one extension)`,
+  );
+}
+
+/** The grep languages of the files in scope, most files first. */
+function languagesInScope(
+  workspace: Workspace,
+  repos: Repository[],
+  pathFilter: ((path: string) => boolean) | null,
+): GrepLanguage[] {
+  const counts = new Map<GrepLanguage, number>();
+  for (const repo of repos) {
+    const paths = workspace.withReader(
+      repo,
+      (db) => db.prepare("SELECT path FROM source_files").all() as { path: string }[],
+    ).value ?? [];
+    for (const { path } of paths) {
+      const language = grepLanguageForPath(path);
+      if (language && (!pathFilter || pathFilter(path))) {
+        counts.set(language, (counts.get(language) ?? 0) + 1);
+      }
+    }
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([language]) => language);
+}
+
+function compileOrThrow(pattern: string, language: GrepLanguage, parser: Parser): CompiledPattern {
+  try {
+    return compilePattern(pattern, { language, parser });
+  } catch (error) {
+    if (!(error instanceof InvalidPatternError)) throw error;
+    throw new WireError(
+      "InvalidPattern",
+      `${error.message} (as ${language.language})`,
+      error.problem ?? undefined,
+    );
+  }
+}
+
+function readCursor(text: string, repos: Repository[]): GrepCursor {
+  let cursor: GrepCursor;
+  try {
+    cursor = decodeCursor(text);
+  } catch (error) {
+    throw new WireError("InvalidParams", (error as Error).message);
+  }
+  if (!repos.some((repo) => repo.name === cursor.repo)) {
+    throw new WireError("InvalidParams", "Cannot read cursor: its repository is not in scope");
+  }
+  return cursor;
+}
+
+interface CandidateFile {
+  id: number;
+  path: string;
+  content_hash: string;
+}
+
+interface RunOptions {
+  workspace: Workspace;
+  context: ActionContext;
+  language: GrepLanguage;
+  parser: Parser;
+  compiled: CompiledPattern;
+  limit: number;
+  tokenBudget: number;
+  deadline: number;
+  pathFilter: ((path: string) => boolean) | null;
+}
+
+/** One request's walk over repositories and files, collecting hits until a bound is reached. */
+class GrepRun {
+  readonly results: ResultHit[] = [];
+  readonly limitations: string[] = [];
+  next: GrepCursor | null = null;
+  generationChanged = false;
+  filesConsidered = 0;
+  filesParsed = 0;
+  #tokens = 0;
+  #sliceStarted = performance.now();
+  readonly #options: RunOptions;
+  readonly #expression: string | null;
+
+  constructor(options: RunOptions) {
+    this.#options = options;
+    this.#expression = trigramExpression(options.compiled.literals);
+  }
+
+  /** Searches one repository from a position; false when a bound stopped the request. */
+  async searchRepository(repo: Repository, position: GrepCursor | null): Promise<boolean> {
+    const { workspace } = this.#options;
+    const listed = workspace.withReader(repo, (db) => ({
+      files: this.#candidateFiles(db, repo),
+      generation: Number(readMeta(db, "generation") ?? "0"),
+    }));
+    if (listed.problem) {
+      this.limitations.push(`${repo.name}: target ${listed.problem}; not searched`);
+      return true;
+    }
+    const { files, generation } = listed.value;
+    if (position && position.generation !== generation) this.generationChanged = true;
+    for (const file of files) {
+      if (position && file.path < position.path) continue;
+      const skip = position && file.path === position.path ? position.skip : 0;
+      const stopAt = { repo: repo.name, path: file.path, skip, generation };
+      if (this.#options.context.signal?.aborted) {
+        throw new WireError("RequestCancelled", "grep was cancelled");
+      }
+      if (performance.now() > this.#options.deadline) {
+        this.limitations.push(
+          "the time budget ran out: the answer is partial; continue with next_cursor",
+        );
+        this.next = stopAt;
+        return false;
+      }
+      if (performance.now() - this.#sliceStarted > GREP_LIMITS.sliceMs) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        this.#sliceStarted = performance.now();
+      }
+      const text = workspace.withReader(repo, (db) => fileText(db, file.id)).value;
+      const { literals, tokens } = this.#options.compiled;
+      if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) continue;
+      const stopped = this.#searchFile(repo, file, text, stopAt);
+      if (stopped) return false;
+    }
+    return true;
+  }
+
+  #candidateFiles(db: DatabaseSync, repo: Repository): CandidateFile[] {
+    const { language, pathFilter, context } = this.#options;
+    const rows =
+      (this.#expression === null
+        ? db.prepare("SELECT id, path, content_hash FROM source_files ORDER BY path").all()
+        : db.prepare(
+          `SELECT f.id AS id, f.path AS path, f.content_hash AS content_hash FROM source_trigram
+           JOIN source_files f ON f.id = source_trigram.rowid
+          WHERE source_trigram MATCH ? ORDER BY f.path`,
+        ).all(this.#expression)) as unknown as CandidateFile[];
+    const files = rows.filter((row) =>
+      grepLanguageForPath(row.path) === language &&
+      (!pathFilter || pathFilter(row.path)) &&
+      (!context.allowPath || context.allowPath(repo.name, row.path))
+    );
+    this.filesConsidered += files.length;
+    return files;
+  }
+
+  /** Matches one file; true when a bound stopped the request (with `next` set). */
+  #searchFile(
+    repo: Repository,
+    file: CandidateFile,
+    text: string,
+    stopAt: GrepCursor,
+  ): boolean {
+    const { parser, compiled, language, deadline } = this.#options;
+    const path = file.path;
+    const key = regionKey(repo.location.databasePath, path, file.content_hash);
+    const known = compiled.rootKind === null ? undefined : knownRegions(key);
+    let tree: Tree | null;
+    if (known) {
+      const { literals, tokens } = compiled;
+      const holding = known.filter((range) => {
+        const part = text.slice(range.startIndex, range.endIndex);
+        return containsAll(part, literals) && containsInOrder(part, tokens);
+      });
+      if (holding.length === 0) return false;
+      tree = parser.parse(text, null, { includedRanges: holding });
+    } else {
+      tree = parser.parse(text);
+      if (tree) recordRegions(key, tree, text);
+    }
+    if (!tree) return false;
+    this.filesParsed++;
+    try {
+      const room = this.#options.limit - this.results.length;
+      const { matches, stopped } = findMatches(tree, compiled, {
+        language,
+        limit: stopAt.skip + room,
+        shouldStop: () => performance.now() > deadline,
+      });
+      const lines = lineStarts(text);
+      let returned = stopAt.skip;
+      for (const match of matches.slice(stopAt.skip)) {
+        const hit = toHit(match.node, match.bindings, { repo, path, text, lines, language });
+        const tokens = Math.ceil(JSON.stringify(hit).length / 4);
+        if (this.results.length > 0 && this.#tokens + tokens > this.#options.tokenBudget) {
+          this.limitations.push("token_budget reached: continue with next_cursor");
+          this.next = { ...stopAt, skip: returned };
+          return true;
+        }
+        this.#tokens += tokens;
+        this.results.push(hit);
+        returned++;
+      }
+      if (stopped) {
+        if (performance.now() > deadline) {
+          this.limitations.push(
+            "the time budget ran out: the answer is partial; continue with next_cursor",
+          );
+        }
+        this.next = { ...stopAt, skip: returned };
+        return true;
+      }
+      return false;
+    } finally {
+      tree.delete();
+    }
+  }
+}
+
+function fileText(db: DatabaseSync, id: number): string | null {
+  const row = db.prepare("SELECT text FROM source_files WHERE id = ?").get(id) as
+    | { text: string }
+    | undefined;
+  return row?.text ?? null;
+}
+
+/** Offsets where each line of a text starts. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** A 1-based line and column (UTF-16 code units, as LSP counts by default) of an offset. */
+function positionOf(lines: number[], offset: number): { line: number; col: number } {
+  let low = 0;
+  let high = lines.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (lines[mid] <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return { line: low + 1, col: offset - lines[low] + 1 };
+}
+
+interface Range {
+  start_line: number;
+  start_col: number;
+  end_line: number;
+  end_col: number;
+}
+
+function rangeOf(lines: number[], start: number, end: number): Range {
+  const from = positionOf(lines, start);
+  const to = positionOf(lines, end);
+  return { start_line: from.line, start_col: from.col, end_line: to.line, end_col: to.col };
+}
+
+function toHit(
+  node: Node,
+  bindings: Bindings,
+  file: { repo: Repository; path: string; text: string; lines: number[]; language: GrepLanguage },
+): ResultHit {
+  const range = rangeOf(file.lines, node.startIndex, node.endIndex);
+  const captured: Record<string, unknown> = {};
+  for (const [name, binding] of bindings) {
+    const nodes = binding.kind === "single" ? [binding.node] : binding.nodes;
+    if (nodes.length === 0) {
+      captured[name] = { text: "", nodes: 0 };
+      continue;
+    }
+    const start = nodes[0].startIndex;
+    const end = nodes[nodes.length - 1].endIndex;
+    captured[name] = {
+      text: file.text.slice(start, end),
+      ...rangeOf(file.lines, start, end),
+      ...(binding.kind === "multi" ? { nodes: nodes.filter((n) => n.isNamed).length } : {}),
+    };
+  }
+  return {
+    repo: file.repo.name,
+    path: file.path,
+    start_line: range.start_line,
+    end_line: range.end_line,
+    start_col: range.start_col,
+    end_col: range.end_col,
+    symbol: null,
+    kind: "match",
+    node_kind: node.type,
+    signature: null,
+    language: file.language.language,
+    source_kind: "local",
+    score: 1,
+    snippet: sliceLines(file.text, range.start_line, range.end_line),
+    bindings: captured,
+  };
 }
