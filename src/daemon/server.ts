@@ -353,11 +353,15 @@ export class Daemon {
     let response: RpcResponse;
     let results: number | undefined;
     let cached = false;
+    let backend: string | undefined;
+    let fallback: string | undefined;
     try {
       const work = this.#method(connection, request, workspace, controller.signal, id)
         .then((outcome) => {
           results = outcome.results;
           cached = outcome.cached;
+          backend = outcome.backend;
+          fallback = outcome.fallback;
           return resultResponse(id, outcome.result);
         })
         .catch((error) => this.#failure(id, error, trace, request.method));
@@ -384,6 +388,8 @@ export class Daemon {
       outcome: error ? codeName(error.code) : "ok",
       ...(results === undefined ? {} : { results }),
       ...(cached ? { cached } : {}),
+      ...(backend ? { backend } : {}),
+      ...(fallback ? { fallback } : {}),
     });
     return isNotification ? null : response;
   }
@@ -422,7 +428,9 @@ export class Daemon {
     workspace: Workspace,
     signal: AbortSignal,
     id: RequestId,
-  ): Promise<{ result: unknown; results?: number; cached: boolean }> {
+  ): Promise<
+    { result: unknown; results?: number; cached: boolean; backend?: string; fallback?: string }
+  > {
     const params = request.params;
     switch (request.method) {
       case "initialize":
@@ -465,7 +473,13 @@ export class Daemon {
         });
       },
     });
-    return { result: envelope, results: envelope.results.length, cached };
+    return {
+      result: envelope,
+      results: envelope.results.length,
+      cached,
+      backend: envelope.provenance.backend,
+      fallback: envelope.provenance.fallback_reason ?? undefined,
+    };
   }
 
   /** The connection's grant; without an agents section an uninitialized client is the local user. */
