@@ -103,6 +103,19 @@ Deno.test("daemon (real socket): handshake, every action, batches, notifications
           any
         >;
         assert.ok(search.results.some((hit: { path: string }) => hit.path === "src/retry.py"));
+        // After the rebuild above replaced the target file, readers (in Workers too) see the new one.
+        Deno.writeTextFileSync(
+          `${root}/src/late.ts`,
+          "export function lateArrival(): number {\n  return 1;\n}\n",
+        );
+        await client.request("refresh", {});
+        const late = await client.request("symbols", { query: "lateArrival" }) as Record<
+          string,
+          any
+        >;
+        assert.equal(late.results[0]?.path, "src/late.ts");
+        Deno.removeSync(`${root}/src/late.ts`);
+        await client.request("refresh", {});
         const status = await client.request("status") as Record<string, any>;
         assert.equal(status.data.repositories[0].files, 3);
         assert.ok(status.data.daemon.requests >= 3);

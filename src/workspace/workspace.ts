@@ -58,7 +58,8 @@ interface RunningRefresh {
 
 /** State shared by a workspace and its scoped views. */
 interface SharedState {
-  readers: Map<string, DatabaseSync>;
+  /** Cached readers with the identity of the file they opened. */
+  readers: Map<string, { db: DatabaseSync; file: string }>;
   refreshes: Map<string, RunningRefresh>;
   lastReports: Map<string, RefreshReport>;
   pools: Map<string, ParsePool>;
@@ -164,15 +165,22 @@ export class Workspace {
     repo: Repository,
   ): { db: DatabaseSync; problem: null } | { db: null; problem: TargetProblem } {
     const cached = this.#shared.readers.get(repo.name);
-    if (cached) return { db: cached, problem: null };
+    if (cached) {
+      // A rebuild (here or in another thread or process) replaces the file: reopen then.
+      if (fileIdentity(repo.location.databasePath) === cached.file) {
+        return { db: cached.db, problem: null };
+      }
+      this.dropReader(repo);
+    }
+    const file = fileIdentity(repo.location.databasePath);
     const opened = openReaderDatabase(repo.location);
-    if (opened.db) this.#shared.readers.set(repo.name, opened.db);
+    if (opened.db) this.#shared.readers.set(repo.name, { db: opened.db, file });
     return opened;
   }
 
   /** Drops a cached reader (after a rebuild, or when it turned out damaged). */
   dropReader(repo: Repository): void {
-    const db = this.#shared.readers.get(repo.name);
+    const db = this.#shared.readers.get(repo.name)?.db;
     this.#shared.readers.delete(repo.name);
     try {
       db?.close();
@@ -421,6 +429,16 @@ export async function loadWorkspaceConfig(
     config.repositories.push({ name: basename(config.root) || "root", path: config.root });
   }
   return config;
+}
+
+/** Device and inode of a file, or "" when it is absent. */
+function fileIdentity(path: string): string {
+  try {
+    const info = Deno.statSync(path);
+    return `${info.dev}:${info.ino}`;
+  } catch {
+    return "";
+  }
 }
 
 /** Normalises a repository-relative path from a request; rejects `..` and absolute paths. */
