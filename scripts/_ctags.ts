@@ -30,8 +30,8 @@ export interface KindMapping {
 /** ctags TypeScript tags `import { type X }` (also across lines) as an alias: not a definition. */
 const IMPORTED_TYPE = "^\\s*(import\\b|type\\s+[\\w$]+\\s*(,|\\}|$))";
 
-/** `[@A-Za-z_()\[\]]+` words before a keyword: modifiers and attributes such as `@objc public`. */
-const MODIFIERS = "^[ \\t]*([@A-Za-z_()\\[\\].]+[ \\t]+)*";
+/** Words before a keyword: modifiers and attributes such as `@objc public` (POSIX ERE: `]` first). */
+const MODIFIERS = "^[ \\t]*([]@A-Za-z_().[]+[ \\t]+)*";
 
 /**
  * Per Sextant language: the ctags kinds and the Sextant kinds compared. Kinds
@@ -208,8 +208,8 @@ export interface Definition {
   kind: string;
   /** 1-based line ctags reports, or Sextant's start line. */
   line: number;
-  /** Sextant only: the first line at or after `line` where the name is written. */
-  nameLine?: number;
+  /** Sextant only: lines at or after `line` where the name is written (`nameLines`). */
+  nameLines?: number[];
   /** Sextant only: the qualified name. */
   qualified?: string;
   /** ctags only: the source line of the tag. */
@@ -284,18 +284,20 @@ export function lastSegment(name: string): string {
 }
 
 /**
- * The first line at or after `startLine` (1-based, up to `endLine`) that contains `name`:
- * where ctags reports a definition whose node starts at its attributes or doc comment.
+ * Lines at or after `startLine` (1-based, up to `endLine`, at most 60 lines on) that contain
+ * `name`: where ctags may report a definition whose node starts at its attributes or doc comment
+ * (the name can also occur in an attribute before the declaration line).
  */
-export function nameLine(
+export function nameLines(
   lines: string[],
   options: { name: string; startLine: number; endLine: number },
-): number {
-  const last = Math.min(options.endLine, lines.length);
-  for (let line = options.startLine; line <= last; line++) {
-    if (lines[line - 1]?.includes(options.name)) return line;
+): number[] {
+  const last = Math.min(options.endLine, lines.length, options.startLine + 60);
+  const found: number[] = [];
+  for (let line = options.startLine; line <= last && found.length < 8; line++) {
+    if (lines[line - 1]?.includes(options.name)) found.push(line);
   }
-  return options.startLine;
+  return found;
 }
 
 export interface MatchResult {
@@ -307,9 +309,9 @@ export interface MatchResult {
 }
 
 /**
- * Pairs definitions one-to-one by path and name where ctags' line equals the
- * line Sextant's definition names itself on (`nameLine`) or lies within
- * `tolerance` lines of it or of Sextant's start line; closest first.
+ * Pairs definitions one-to-one by path and name where ctags' line lies within
+ * `tolerance` lines of Sextant's start line or of a line in the definition
+ * that writes its name (`nameLines`); closest first.
  */
 export function matchDefinitions(
   ctags: Definition[],
@@ -327,7 +329,10 @@ export function matchDefinitions(
   const matched: MatchResult["matched"] = [];
   const missing: Definition[] = [];
   const distance = (tag: Definition, def: Definition) =>
-    Math.min(Math.abs(tag.line - (def.nameLine ?? def.line)), Math.abs(tag.line - def.line));
+    Math.min(
+      Math.abs(tag.line - def.line),
+      ...(def.nameLines ?? []).map((l) => Math.abs(tag.line - l)),
+    );
   for (const tag of [...ctags].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line)) {
     const candidates = (byKey.get(`${tag.path}\0${tag.name}`) ?? [])
       .filter((def) => !used.has(def) && distance(tag, def) <= tolerance)

@@ -20,7 +20,7 @@
  *   in `_ctags.ts` (`KIND_MAPPINGS`); kinds are not required to agree.
  * - Matching: same path and simple name (ctags' `M.f` compares as `f`), and
  *   ctags' line within `--tolerance` lines of either Sextant's start line or
- *   the first line at or after it that contains the name (Sextant's definition
+ *   a line of the definition that contains the name (Sextant's definition
  *   starts at its decorators, attributes, annotations or modifiers; ctags
  *   reports the line of the name). Pairs are one-to-one, closest first.
  * - Throughput: every file of the language is parsed and extracted
@@ -46,7 +46,7 @@ import {
   KIND_MAPPINGS,
   matchDefinitions,
   type MatchResult,
-  nameLine,
+  nameLines,
   runCtags,
 } from "./_ctags.ts";
 
@@ -262,7 +262,7 @@ async function compareLanguage(
   const kinds = new Set(mapping.sextantKinds);
   const sextant = symbols.filter((sym) => kinds.has(sym.kind)).map((sym) => ({
     ...sym,
-    nameLine: nameLine(lines.get(sym.path) ?? [], {
+    nameLines: nameLines(lines.get(sym.path) ?? [], {
       name: sym.name,
       startLine: sym.line,
       endLine: sym.endLine,
