@@ -1,6 +1,6 @@
 /** Unit tests for the resolver's pure parts: receiver types, diff hunks, diagrams, dynamic sites. */
 import assert from "node:assert/strict";
-import { attributeType, receiverType } from "../src/resolver/receiver.ts";
+import { attributeType, localBinding, receiverType } from "../src/resolver/receiver.ts";
 import { parseUnifiedDiff } from "../src/resolver/diff.ts";
 import { dynamicSites } from "../src/resolver/dynamic.ts";
 import { mermaidDiagram } from "../src/resolver/mermaid.ts";
@@ -160,4 +160,39 @@ Deno.test("the written name of a use is found after its receiver", () => {
     length: 3,
   });
   assert.equal(editDistance("formatDat", "formatDate"), 1);
+});
+
+Deno.test("parameters and local variables shadow every other definition", () => {
+  const at = (family: string, text: string, name: string) => {
+    const lines = text.split("\n");
+    const found = localBinding({ family, lines, name, useLineOffset: lines.length - 1 });
+    return found ? `${found.line}:${found.column}:${found.parameter ? "param" : "local"}` : null;
+  };
+  const python =
+    "def f(a, b: int = 1,\n      *rest):\n    x = a\n    y, z = g()\n    call(q=1)\n    for k in y:\n        x = k\n    return x";
+  assert.equal(at("python", python, "a"), "0:7:param");
+  assert.equal(at("python", python, "rest"), "1:8:param");
+  assert.equal(at("python", python, "x"), "6:9:local");
+  assert.equal(at("python", python, "z"), "3:8:local");
+  assert.equal(at("python", python, "k"), "5:9:local");
+  assert.equal(at("python", python, "q"), null);
+  assert.equal(at("python", python, "g"), null);
+  const ts =
+    "function f(a: number, { b }: O) {\n  const c = a;\n  let [d, e] = pair();\n  return c + d;\n}";
+  assert.equal(at("js", ts, "a"), "0:12:param");
+  assert.equal(at("js", ts, "c"), "1:9:local");
+  assert.equal(at("js", ts, "e"), "2:11:local");
+  assert.equal(at("js", ts, "pair"), null);
+});
+
+Deno.test("keyword arguments and the use's own line are not bindings", () => {
+  const lines =
+    "def f(data):\n    x = 1\n    call(\n        data=data,\n        x=x,\n    )\n    data = data or {}\n    use(data)"
+      .split("\n");
+  const at = (name: string, useLineOffset: number) =>
+    localBinding({ family: "python", lines, name, useLineOffset })?.line ?? null;
+  assert.equal(at("x", 4), 1);
+  assert.equal(at("data", 3), 0);
+  assert.equal(at("data", 6), 0);
+  assert.equal(at("data", 7), 6);
 });

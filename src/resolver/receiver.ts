@@ -141,3 +141,99 @@ export function attributeType(options: {
   }
   return null;
 }
+
+/**
+ * Where a name is bound as a parameter or local variable in a function's text
+ * (lines from the definition's first line up to the use): the latest binding
+ * before the use, else the parameter; null when the name is not local.
+ */
+export function localBinding(options: {
+  family: string;
+  lines: string[];
+  name: string;
+  useLineOffset: number;
+}): { line: number; column: number; parameter: boolean } | null {
+  const { family, lines, name } = options;
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return null;
+  const n = name.replace(/\$/g, "\\$");
+  let patterns: RegExp[];
+  let header: RegExp;
+  /** The first patterns of each list are plain assignments. */
+  let assignmentPatterns = 2;
+  if (family === "python") {
+    header = new RegExp(`(?:[(,]|^)\\s*\\*{0,2}(${n})\\s*[:=,)]`);
+    patterns = [
+      new RegExp(`^\\s*(${n})\\s*(?::[^=\\n]+)?=(?!=)`),
+      new RegExp(
+        `^\\s*\\(?\\s*(?:\\*?\\w+\\s*,\\s*)*\\*?(${n})\\s*(?:,\\s*\\*?\\w+\\s*)*,?\\s*\\)?\\s*=(?!=)`,
+      ),
+      new RegExp(`\\bfor\\s+[\\w\\s,()]*?\\b(${n})\\b[\\w\\s,()]*\\s+in\\b`),
+      new RegExp(`\\bas\\s+(${n})\\b`),
+      new RegExp(`\\b(${n})\\s*:=`),
+    ];
+  } else if (family === "js") {
+    header = new RegExp(
+      `(?:[(,]\\s*(?:\\.\\.\\.)?|^\\s*(?:async\\s+)?)(${n})\\s*[?:=,)]|\\b(${n})\\s*=>`,
+    );
+    // Declarations: braces are blocks, so no depth rule; block scoping is not modelled.
+    assignmentPatterns = 0;
+    patterns = [
+      new RegExp(`\\b(?:const|let|var)\\s+(${n})\\b`),
+      new RegExp(`\\b(?:const|let|var)\\s*[{[][^=]*?\\b(${n})\\b[^=]*[}\\]]\\s*=`),
+      new RegExp(`\\bcatch\\s*\\(\\s*(${n})\\b`),
+    ];
+  } else if (family === "go") {
+    header = new RegExp(`[(,]\\s*(${n})\\s+[\\w*.\\[\\]]`);
+    assignmentPatterns = 0;
+    patterns = [
+      new RegExp(`\\b(${n})\\s*(?:,\\s*\\w+\\s*)*:=`),
+      new RegExp(`,\\s*(${n})\\s*:=`),
+      new RegExp(`\\bvar\\s+(${n})\\b`),
+    ];
+  } else {
+    return null;
+  }
+  // Indices ("d") give the column of the captured name itself.
+  header = new RegExp(header.source, "d");
+  patterns = patterns.map((pattern) => new RegExp(pattern.source, "d"));
+  const columnOf = (match: RegExpExecArray): number => {
+    const indices = match.indices!;
+    return (indices[1] ?? indices[2])![0] + 1;
+  };
+  // The header runs from the definition's first line to where its body starts.
+  const bodyOpens = family === "python" ? /\)\s*(->[^:]*)?:|:\s*(#.*)?$/ : /\{|=>/;
+  let headerEnd = 0;
+  while (headerEnd < Math.min(lines.length - 1, 30) && !bodyOpens.test(lines[headerEnd])) {
+    headerEnd++;
+  }
+  let found: { line: number; column: number; parameter: boolean } | null = null;
+  for (let i = 0; i <= headerEnd && i < lines.length; i++) {
+    const match = header.exec(lines[i]);
+    if (!match) continue;
+    found = { line: i, column: columnOf(match), parameter: true };
+    break;
+  }
+  // Assignments count only at bracket depth 0 (not `name=value` arguments of a call) and
+  // before the use's line (`x = x + 1` uses the previous binding); loop and `as` targets
+  // bind on their own line.
+  let depth = 0;
+  for (let i = headerEnd + 1; i <= options.useLineOffset && i < lines.length; i++) {
+    const line = lines[i];
+    const depthAtStart = depth;
+    const code = line.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""').replace(/#.*$|\/\/.*$/, "");
+    for (const char of code) {
+      if ("([{".includes(char)) depth++;
+      else if (")]}".includes(char)) depth = Math.max(0, depth - 1);
+    }
+    for (const [index, pattern] of patterns.entries()) {
+      const assignment = index < assignmentPatterns;
+      if (assignment && (depthAtStart > 0 || i === options.useLineOffset)) continue;
+      const match = pattern.exec(line);
+      if (!match) continue;
+      // The latest binding before (or on) the use line wins.
+      found = { line: i, column: columnOf(match), parameter: false };
+      break;
+    }
+  }
+  return found;
+}

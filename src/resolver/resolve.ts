@@ -5,7 +5,7 @@
  * Nothing it decides is ever written back.
  */
 import { posix } from "node:path";
-import { attributeType, receiverType } from "./receiver.ts";
+import { attributeType, localBinding, receiverType } from "./receiver.ts";
 import type { ModuleResolver } from "./modules.ts";
 import type { ScopeStore } from "./store.ts";
 import {
@@ -59,6 +59,7 @@ export class Resolver {
   readonly store: ScopeStore;
   readonly modules: ModuleResolver;
   readonly #cache = new Map<string, Resolution>();
+  #memberDepth = 0;
 
   constructor(store: ScopeStore, modules: ModuleResolver) {
     this.store = store;
@@ -120,6 +121,15 @@ export class Resolver {
         return {
           status: "unresolved",
           reason: `names a module (${binding.via}), not a definition`,
+          ...(binding.files.length === 1
+            ? {
+              moduleFile: {
+                repo: binding.repo,
+                path: binding.files[0],
+                evidence: binding.evidence,
+              },
+            }
+            : {}),
         };
       case "ambiguous":
         return { status: "ambiguous", candidates: binding.candidates, reason: binding.reason };
@@ -158,6 +168,9 @@ export class Resolver {
 
   #bindName(site: Site, name: string, isCall: boolean): Binding {
     // 1. Same file and lexical scope.
+    // 0. A parameter or local variable of the enclosing function shadows everything else.
+    const variable = this.localVariable(site, name);
+    if (variable) return { kind: "symbol", symbol: variable, evidence: "same_file" };
     const local = this.#lexical(site, name);
     if (local) return { kind: "symbol", symbol: local, evidence: "same_file" };
     // 2. Import bindings of the file.
@@ -172,6 +185,19 @@ export class Resolver {
 
   /** `receiver.name` at a site. */
   #bindMember(site: Site, receiver: string, name: string): Binding {
+    // Types written in terms of themselves (`x = x.make()`) must not loop.
+    if (this.#memberDepth >= MAX_HOPS) {
+      return { kind: "none", reason: `receiver chain deeper than ${MAX_HOPS}` };
+    }
+    this.#memberDepth++;
+    try {
+      return this.#bindMemberOnce(site, receiver, name);
+    } finally {
+      this.#memberDepth--;
+    }
+  }
+
+  #bindMemberOnce(site: Site, receiver: string, name: string): Binding {
     const family = languageFamily(site.language);
     const root = receiver.replace(/\(\)$/, "");
     if (SELF_NAMES.has(root) || root === "super") {
@@ -193,6 +219,26 @@ export class Resolver {
       // Defined in a subclass or mixin only: dynamic dispatch, guessed by name.
       const guess = this.#unique(site, name, { members: true, receiver });
       return guess;
+    }
+    const constructed = calleeOfCall(receiver);
+    if (constructed && root !== "super") {
+      // `Client().get()`, `new api.Client().get()`: a member of the class the call constructs.
+      const parts = constructed.split(/\.|::/);
+      const binding = parts.length === 1
+        ? this.#bindName(site, constructed, true)
+        : this.#bindMember(site, parts.slice(0, -1).join("."), parts[parts.length - 1]);
+      if (binding.kind === "symbol" && CLASS_KINDS.has(binding.symbol.kind)) {
+        const member = this.#member(binding.symbol, name, 0);
+        if (member) {
+          return {
+            kind: "symbol",
+            symbol: member.symbol,
+            evidence: weaker(binding.evidence, member.evidence),
+          };
+        }
+      }
+      if (binding.kind === "external") return binding;
+      return this.#unique(site, name, { members: true, receiver });
     }
     const attribute = /^(self|this)\.([A-Za-z_$][\w$]*)$/.exec(receiver);
     if (attribute) {
@@ -462,6 +508,42 @@ export class Resolver {
     });
   }
 
+  /**
+   * A parameter or local variable of the function enclosing a site, read from its
+   * committed text (locals are not indexed): a pseudo-definition at its latest
+   * binding before the use, or null.
+   */
+  localVariable(site: Site, name: string): SymbolRecord | null {
+    const from = site.from;
+    if (!from || !(from.kind === "function" || from.kind === "method")) return null;
+    const text = this.store.fileText(site.repo, site.path);
+    if (text === null) return null;
+    const found = localBinding({
+      family: languageFamily(site.language),
+      lines: text.split("\n").slice(from.startLine - 1, site.line),
+      name,
+      useLineOffset: site.line - from.startLine,
+    });
+    if (!found) return null;
+    const line = from.startLine + found.line;
+    return {
+      repo: site.repo,
+      path: site.path,
+      language: site.language,
+      id: `local:${from.id}:${name}:${line}`,
+      name,
+      qualified: `${from.qualified}.${name}`,
+      kind: found.parameter ? "parameter" : "local",
+      startLine: line,
+      startCol: found.column,
+      endLine: line,
+      endCol: found.column + name.length,
+      signature: null,
+      parentId: from.id,
+      exported: false,
+    };
+  }
+
   /** Level 1: a definition of the same file visible from the site's lexical scope. */
   #lexical(site: Site, name: string): SymbolRecord | null {
     const symbols = this.store.symbolsInFile(site.repo, site.path).filter((s) => s.name === name);
@@ -526,9 +608,9 @@ export class Resolver {
         // `from pkg import mod`: the name is a submodule.
         const sub = this.modules.resolve(
           site,
-          `${binding.module.replace(/\.$/, "")}${
-            binding.module.endsWith(".") ? "" : "."
-          }${binding.target}`,
+          /^\.+$/.test(binding.module)
+            ? `${binding.module}${binding.target}`
+            : `${binding.module}.${binding.target}`,
         );
         if (sub.status === "found") {
           return {
@@ -716,6 +798,24 @@ function receiverOwner(method: SymbolRecord, owner: SymbolRecord, store: ScopeSt
   }
   const match = /^func\s*\(\s*\w*\s*\*?\s*([A-Za-z_]\w*)/.exec(method.signature ?? "");
   return match !== null && match[1] === owner.name;
+}
+
+/** The callee of a receiver that is a call (`a.B(x)`, `new B()`), or null. */
+function calleeOfCall(receiver: string): string | null {
+  const text = receiver.trim().replace(/^new\s+/, "");
+  if (!text.endsWith(")")) return null;
+  let depth = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text[i] === ")") depth++;
+    else if (text[i] === "(") {
+      depth--;
+      if (depth === 0) {
+        const callee = text.slice(0, i).trim();
+        return /^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*$/.test(callee) ? callee : null;
+      }
+    }
+  }
+  return null;
 }
 
 /** The name an `import a.b.c` binds: `a` in Python, the last segment in Go. */

@@ -6,6 +6,7 @@
 import type { Resolver, Site } from "./resolve.ts";
 import type { Candidate, Evidence, RelationRecord, SymbolRecord } from "./types.ts";
 import { WireError } from "../protocol/errors.ts";
+import { fileNode } from "./traverse.ts";
 
 export interface Subject {
   roots: SymbolRecord[];
@@ -231,6 +232,18 @@ function atPosition(
         use,
       };
     default:
+      if (resolution.status === "unresolved" && resolution.moduleFile) {
+        const file = resolution.moduleFile;
+        const language = symbols[0]?.language ?? null;
+        return {
+          ...base,
+          roots: [fileNode({ ...file, language })],
+          candidates: [],
+          evidence: file.evidence,
+          note: "the use names a module: its file",
+          use,
+        };
+      }
       return {
         ...base,
         roots: [],

@@ -56,7 +56,12 @@ export type Resolution =
   | { status: "resolved"; symbol: SymbolRecord; evidence: Evidence; note?: string }
   | { status: "ambiguous"; candidates: Candidate[]; reason: string }
   | { status: "external"; module: string; reason: string }
-  | { status: "unresolved"; reason: string };
+  | {
+    status: "unresolved";
+    reason: string;
+    /** Set when the use names a whole module: its file (a package's `__init__`, an index). */
+    moduleFile?: { repo: string; path: string; evidence: Evidence };
+  };
 
 /** Whether a resolution is proven (levels 1–3) or guessed (level 4). */
 export function confidenceOf(evidence: Evidence): "exact" | "approximate" {
