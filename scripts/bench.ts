@@ -35,6 +35,8 @@ interface BenchArgs {
   clients: number | null;
   duration: number;
   mix: string[];
+  /** Concurrent mode: the daemon's query Workers (its default when null). */
+  queryWorkers: number | null;
 }
 
 /** A tree to measure, as asked for on the command line. */
@@ -139,6 +141,7 @@ const USAGE = `usage: deno task bench [--path DIR]... [--synthetic LINES]... [--
   --clients N        concurrent mode: N socket clients against a real daemon
   --duration S       concurrent mode: seconds of load (default 20)
   --mix A,B,...      concurrent mode: actions issued in turn (default search,symbols,status)
+  --query-workers N  concurrent mode: the daemon's query Workers (default: the daemon's)
 Without --path or --synthetic: --synthetic 50000.`;
 
 function parseBenchArgs(argv: string[]): BenchArgs {
@@ -154,6 +157,7 @@ function parseBenchArgs(argv: string[]): BenchArgs {
       clients: { type: "string" },
       duration: { type: "string" },
       mix: { type: "string" },
+      "query-workers": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -174,6 +178,7 @@ function parseBenchArgs(argv: string[]): BenchArgs {
     clients: values.clients ? positiveInt("--clients", values.clients) : null,
     duration: values.duration ? positiveInt("--duration", values.duration) : 20,
     mix: (values.mix ?? "search,symbols,status").split(",").filter(Boolean),
+    queryWorkers: values["query-workers"] === undefined ? null : Number(values["query-workers"]),
   };
 }
 
@@ -760,6 +765,7 @@ async function benchConcurrent(target: Target, args: BenchArgs): Promise<Concurr
       new URL("../src/main.ts", import.meta.url).pathname,
       "daemon",
       "--quiet",
+      ...(args.queryWorkers === null ? [] : ["--query-workers", String(args.queryWorkers)]),
       "--socket",
       socket,
       "--workspace",

@@ -8,9 +8,10 @@ import { socketPath, SocketUnavailable } from "./socket.ts";
 
 const USAGE =
   `usage: sextant daemon [--socket PATH] [--workspace DIR] [--config FILE] [--cache-dir DIR]
-                      [--log-format text|json] [--quiet]
+                      [--log-format text|json] [--quiet] [--query-workers N]
 socket:  --socket, else $SEXTANT_SOCKET, else $XDG_RUNTIME_DIR/sextant/sextant.sock,
          else <cache dir>/run/sextant.sock
+workers: --query-workers N answers actions in N Workers (default 2; 0: on the main thread)
 signals: SIGHUP reloads sextant.yml; SIGINT/SIGTERM stop (socket removed)`;
 
 /** Runs the daemon; returns the exit code. */
@@ -26,6 +27,7 @@ export async function daemonCommand(args: string[]): Promise<number> {
         "cache-dir": { type: "string" },
         "log-format": { type: "string", default: "text" },
         quiet: { type: "boolean", default: false },
+        "query-workers": { type: "string", default: "2" },
         help: { type: "boolean", short: "h", default: false },
       },
     }).values;
@@ -42,6 +44,11 @@ export async function daemonCommand(args: string[]): Promise<number> {
     console.error(`sextant: --log-format must be text or json\n${USAGE}`);
     return 2;
   }
+  const queryWorkers = Number(values["query-workers"]);
+  if (!Number.isInteger(queryWorkers) || queryWorkers < 0 || queryWorkers > 64) {
+    console.error(`sextant: --query-workers must be a whole number from 0 to 64\n${USAGE}`);
+    return 2;
+  }
   const log = new TraceLog({ format: format as LogFormat, quiet: values.quiet });
   const workspaceOptions = {
     directory: values.workspace,
@@ -52,7 +59,7 @@ export async function daemonCommand(args: string[]): Promise<number> {
   try {
     const config = await loadWorkspaceConfig(workspaceOptions);
     const socket = socketPath(values.socket, config.cacheDirectory);
-    daemon = await Daemon.start({ socket, workspace: workspaceOptions, log });
+    daemon = await Daemon.start({ socket, workspace: workspaceOptions, log, queryWorkers });
   } catch (error) {
     if (
       error instanceof SocketUnavailable || error instanceof WireError ||
