@@ -63,6 +63,25 @@ Deno.test("daemon (real socket): socket 0600 in a 0700 directory; a second daemo
   }
 });
 
+Deno.test("daemon (real socket): SIGTERM answers in-flight requests (result or RequestCancelled) before it closes", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 400; i++) files[`pkg/m${i}.py`] = `def f_${i}(x):\n    return x\n`.repeat(20);
+  const daemon = await startDaemon({ workspace: fixtureRepository(files) });
+  const client = await DaemonClient.connect(daemon.socket);
+  let parsing!: () => void;
+  const started = new Promise<void>((resolve) => (parsing = resolve));
+  const refresh = client.request("refresh", {}, {
+    onProgress: (p) => p.phase === "parse" && parsing(),
+  })
+    .then(() => "answered", (error) => error.code === -32800 ? "cancelled" : `${error.message}`);
+  await started;
+  const status = await daemon.stop();
+  assert.ok(["answered", "cancelled"].includes(await refresh), await refresh);
+  assert.equal(status.code, 0);
+  assert.throws(() => Deno.lstatSync(daemon.socket), Deno.errors.NotFound);
+  client.close();
+});
+
 Deno.test("daemon (real socket): a stale socket of a killed daemon is replaced; an open directory is refused", async () => {
   const root = fixtureRepository(FILES);
   const socket = join(socketDirectory(), "s.sock");

@@ -233,6 +233,8 @@ export class Daemon {
         errorResponse(request.id, new WireError("RequestCancelled", "The daemon is shutting down")),
       );
     }
+    // Answers settled just now are queued after a few promise turns: let them reach the queue.
+    await new Promise((resolve) => setTimeout(resolve, 10));
     await Promise.race([
       Promise.all([...this.#connections].map((c) => c.flushed())),
       new Promise((resolve) => setTimeout(resolve, 1000)),
