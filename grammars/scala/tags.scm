@@ -1,0 +1,96 @@
+; Scala (the tree-sitter-wasms grammar is Scala 2: Scala 3 `enum`, `given`, `extension` and
+; significant indentation are syntax errors). The file's `package a.b` prefixes qualified names:
+; `a.b.Cart.add`; members of objects and package objects are named after them (`a.b.Registry.apply`).
+(package_clause name: (package_identifier) @module)
+
+; classes, case classes, traits, objects, package objects, type aliases
+(class_definition name: (identifier) @name) @definition.class
+(trait_definition name: (identifier) @name) @definition.trait
+(object_definition name: (identifier) @name) @definition.object
+(package_object name: (identifier) @name) @definition.object
+(type_definition name: (type_identifier) @name) @definition.type
+
+; functions (methods in classes, traits and objects); `def this(…)` is an auxiliary constructor
+((function_definition name: (identifier) @name) @definition.function (#not-eq? @name "this"))
+((function_definition name: (identifier) @name) @definition.constructor (#eq? @name "this"))
+(function_declaration name: (identifier) @name) @definition.function
+
+; members: vals and vars of classes/traits/objects, `val`/`var` class parameters
+(template_body (val_definition pattern: (identifier) @name) @definition.property)
+(template_body (var_definition pattern: (identifier) @name) @definition.property)
+(template_body (val_declaration name: (identifier) @name) @definition.property)
+(template_body (var_declaration name: (identifier) @name) @definition.property)
+(compilation_unit (val_definition pattern: (identifier) @name) @definition.variable)
+(compilation_unit (var_definition pattern: (identifier) @name) @definition.variable)
+
+; calls: f(x), obj.m(x), Obj.m(x), f[T](x), new C(x) (a call inside `new`)
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression value: (_) @receiver field: (identifier) @name)) @reference.call
+(call_expression function: (generic_function function: (identifier) @name)) @reference.call
+(call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (identifier) @name))) @reference.call
+
+; supertypes: `extends A` is inherited; `with B` traits are mixins (recorded as implements)
+(extends_clause type: [(type_identifier) (stable_type_identifier)] @name @reference.inherits)
+(extends_clause type: (generic_type type: (_) @name @reference.inherits))
+(extends_clause type: (compound_type base: [(type_identifier) (stable_type_identifier)] @name @reference.inherits))
+(extends_clause type: (compound_type base: (generic_type type: (_) @name @reference.inherits)))
+(extends_clause type: (compound_type extra: [(type_identifier) (stable_type_identifier)] @name @reference.implements))
+(extends_clause type: (compound_type extra: (generic_type type: (_) @name @reference.implements)))
+
+; imports: `import a.b.C`, `import a.b.{C, D => E}`, `import a.b._`
+((import_declaration path: (stable_identifier (identifier) @import.name .) @import.module) @import
+  (#not-match? @import "(\\._|\\})\\s*$"))
+((import_declaration path: (_) @import.module (import_selectors (identifier) @import.name)) @import
+  (#not-eq? @import.name "_"))
+(import_declaration path: (_) @import.module
+  (import_selectors (renamed_identifier name: (identifier) @import.name alias: (identifier) @import.alias))) @import
+(import_declaration path: (_) @import.module (wildcard) @import.wildcard) @import
+((import_declaration path: (_) @import.module (import_selectors (identifier) @import.wildcard)) @import
+  (#eq? @import.wildcard "_"))
+
+; writes: this.x = …, obj.x = …, x = …, x += …
+(assignment_expression left: (field_expression value: (_) @receiver field: (identifier) @name) @reference.write)
+(assignment_expression left: (identifier) @name @reference.write)
+((infix_expression left: (identifier) @name @reference.write operator: (operator_identifier) @_op)
+  (#match? @_op "^[^=<>!][^=]*=$"))
+((infix_expression left: (field_expression value: (_) @receiver field: (identifier) @name) @reference.write operator: (operator_identifier) @_op)
+  (#match? @_op "^[^=<>!][^=]*=$"))
+
+; reads of members in value positions
+(arguments (field_expression value: (_) @receiver field: (identifier) @name) @reference.read)
+(assignment_expression right: (field_expression value: (_) @receiver field: (identifier) @name) @reference.read)
+(val_definition value: (field_expression value: (_) @receiver field: (identifier) @name) @reference.read)
+(var_definition value: (field_expression value: (_) @receiver field: (identifier) @name) @reference.read)
+(infix_expression right: (field_expression value: (_) @receiver field: (identifier) @name) @reference.read)
+(function_definition body: (field_expression value: (_) @receiver field: (identifier) @name) @reference.read)
+
+; written types: parameters, class parameters, vals/vars, return types, type arguments
+(parameter type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(parameter type: (generic_type type: (_) @name @reference.type))
+(class_parameter type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(class_parameter type: (generic_type type: (_) @name @reference.type))
+(val_definition type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(val_definition type: (generic_type type: (_) @name @reference.type))
+(var_definition type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(var_definition type: (generic_type type: (_) @name @reference.type))
+(val_declaration type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(function_definition return_type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(function_definition return_type: (generic_type type: (_) @name @reference.type))
+(function_declaration return_type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(type_arguments [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(type_definition type: [(type_identifier) (stable_type_identifier)] @name @reference.type)
+(type_definition type: (generic_type type: (_) @name @reference.type))
+
+; references: names used as values
+(arguments (identifier) @name @reference.identifier)
+(assignment_expression right: (identifier) @name @reference.identifier)
+(val_definition value: (identifier) @name @reference.identifier)
+(var_definition value: (identifier) @name @reference.identifier)
+(infix_expression left: (identifier) @name @reference.identifier)
+(infix_expression right: (identifier) @name @reference.identifier)
+(field_expression value: (identifier) @name @reference.identifier)
+(function_definition body: (identifier) @name @reference.identifier)
+(if_expression condition: (parenthesized_expression (identifier) @name @reference.identifier))
+(match_expression value: (identifier) @name @reference.identifier)
+(interpolation (identifier) @name @reference.identifier)
+(block (identifier) @name @reference.identifier .)
