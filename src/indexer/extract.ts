@@ -4,14 +4,29 @@
  * `@reference.<kind>`, `@receiver`, `@import.*`). Runs inside parse Workers.
  */
 import type { Node, Query, Tree } from "web-tree-sitter";
-import { type ChunkDefinition, chunkDefinitions, chunkText } from "../engine/chunker.ts";
+import {
+  type ChunkDefinition,
+  chunkDefinitions,
+  type ChunkRange,
+  chunkText,
+} from "../engine/chunker.ts";
 import { codeTerms } from "../engine/tokenizer.ts";
 import { sha256Hex, stableId } from "../engine/hash.ts";
 import type { ChunkRow, ParseOutput, RelationRow, SymbolRow } from "./parse_types.ts";
 import type { LanguageRules } from "./languages.ts";
 
 /** Bounds on the work done for one file; a cut is recorded as a diagnostic. */
-export const LIMITS = { relations: 50_000, symbols: 20_000, queryMicros: 10_000_000 };
+export const LIMITS = {
+  relations: 50_000,
+  symbols: 20_000,
+  queryMicros: 10_000_000,
+  /** Tree depth below which no pattern starts (deep nesting makes queries quadratic). */
+  depth: 400,
+  /** Characters of one chunk; a longer one (a very long line) is cut into windows. */
+  chunkChars: 8_000,
+  /** A file with a line this long and long lines on average is minified: text only. */
+  minifiedLine: 5_000,
+};
 /** Share of the file inside ERROR nodes above which the parse is not trusted. */
 const MAX_ERROR_SHARE = 0.5;
 
@@ -101,7 +116,25 @@ export function extractStructure(options: {
     );
     failed = text.length > 0 && errors.bytes / text.length > MAX_ERROR_SHARE;
   }
-  const matches = query.matches(root, { timeoutMicros: LIMITS.queryMicros });
+  const started = performance.now();
+  const matches = query.matches(root, {
+    timeoutMicros: LIMITS.queryMicros,
+    maxStartDepth: LIMITS.depth,
+  });
+  if (performance.now() - started >= LIMITS.queryMicros / 1000) {
+    diagnostics.push(
+      `limit: the query stopped after ${
+        LIMITS.queryMicros / 1e6
+      } s; symbols and relations are incomplete`,
+    );
+  } else if (query.didExceedMatchLimit()) {
+    diagnostics.push("limit: too many partial query matches; some relations are missing");
+  }
+  if (textNesting(text) > LIMITS.depth / 4 && treeDeeperThan(root, LIMITS.depth)) {
+    diagnostics.push(
+      `limit: nesting deeper than ${LIMITS.depth} tree levels; definitions and relations below it are skipped`,
+    );
+  }
   const definitions = new Map<string, Definition>();
   const references: Reference[] = [];
   // Two patterns may describe the same import binding; it is stored once.
@@ -383,26 +416,149 @@ function chunkRows(
     byteOffsets.push(byteOffsets[byteOffsets.length - 1] + utf8Length(line) + 1);
   }
   const ordinals = new Map<string, number>();
-  return ranges.map((range) => {
-    const startChar = offsets[range.startLine];
-    const endChar = Math.min(text.length, offsets[range.endLine + 1] - 1);
-    const chunkText = text.slice(startChar, endChar);
+  const rows: ChunkRow[] = [];
+  const push = (range: ChunkRange, startByte: number, endByte: number, chunkText: string) => {
     const pathKey = range.symbolPath ?? "";
     const ordinal = ordinals.get(pathKey) ?? 0;
     ordinals.set(pathKey, ordinal + 1);
     const symbolTerms = range.symbolPath ? codeTerms(range.symbolPath).join(" ") + " " : "";
-    return {
+    rows.push({
       chunk_key: stableId([path, pathKey, ordinal]),
       start_line: range.startLine + 1,
       end_line: range.endLine + 1,
-      start_byte: byteOffsets[range.startLine],
-      end_byte: byteOffsets[range.endLine + 1] - 1,
+      start_byte: startByte,
+      end_byte: endByte,
       kind: range.kind,
       symbol_path: range.symbolPath,
       content_hash: sha256Hex(chunkText).slice(0, 32),
       terms: symbolTerms + codeTerms(chunkText).join(" "),
-    };
-  });
+    });
+  };
+  for (const range of ranges) {
+    const startChar = offsets[range.startLine];
+    const endChar = Math.min(text.length, offsets[range.endLine + 1] - 1);
+    if (endChar - startChar <= LIMITS.chunkChars) {
+      const chunkText = text.slice(startChar, endChar);
+      push(range, byteOffsets[range.startLine], byteOffsets[range.endLine + 1] - 1, chunkText);
+      continue;
+    }
+    // Lines too long to chunk by lines (minified or generated code): character windows.
+    for (const window of characterWindows(text, startChar, endChar)) {
+      const startLine = lineAt(offsets, window.start);
+      const endLine = lineAt(offsets, window.end - 1);
+      const chunkText = text.slice(window.start, window.end);
+      const startByte = byteOffsets[startLine] +
+        utf8Length(text.slice(offsets[startLine], window.start));
+      push(
+        { ...range, startLine, endLine },
+        startByte,
+        startByte + utf8Length(chunkText),
+        chunkText,
+      );
+    }
+  }
+  return rows;
+}
+
+/** Windows of at most `LIMITS.chunkChars` characters, ending after a separator when one is near. */
+function characterWindows(
+  text: string,
+  start: number,
+  end: number,
+): { start: number; end: number }[] {
+  const windows: { start: number; end: number }[] = [];
+  let at = start;
+  while (at < end) {
+    let stop = Math.min(end, at + LIMITS.chunkChars);
+    if (stop < end) {
+      const slice = text.slice(at + LIMITS.chunkChars / 2, stop);
+      const cut = Math.max(
+        slice.lastIndexOf(";"),
+        slice.lastIndexOf("}"),
+        slice.lastIndexOf("\n"),
+        slice.lastIndexOf(" "),
+        slice.lastIndexOf(","),
+      );
+      if (cut >= 0) stop = at + LIMITS.chunkChars / 2 + cut + 1;
+    }
+    windows.push({ start: at, end: stop });
+    at = stop;
+  }
+  return windows;
+}
+
+/** The 0-based line holding a character offset (offsets: line starts). */
+function lineAt(offsets: number[], char: number): number {
+  let low = 0;
+  let high = offsets.length - 2;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (offsets[mid] <= char) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** Whether a file is minified or generated on long lines: indexed as text, not parsed. */
+export function looksMinified(text: string): boolean {
+  if (text.length < LIMITS.minifiedLine * 2) return false;
+  let longest = 0;
+  let lines = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) {
+    longest = Math.max(longest, i - lineStart);
+    lineStart = i + 1;
+    lines++;
+  }
+  longest = Math.max(longest, text.length - lineStart);
+  return longest >= LIMITS.minifiedLine && text.length / lines > 300;
+}
+
+/** A cheap upper estimate of nesting: bracket depth and indentation, from the text alone. */
+function textNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let indent = 0;
+  let atLineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10) {
+      atLineStart = true;
+      indent = 0;
+      continue;
+    }
+    if (atLineStart && (code === 32 || code === 9)) {
+      indent += code === 9 ? 4 : 1;
+      if (indent / 2 > deepest) deepest = indent / 2;
+      continue;
+    }
+    atLineStart = false;
+    if (code === 40 || code === 91 || code === 123) {
+      if (++depth > deepest) deepest = depth;
+    } else if (code === 41 || code === 93 || code === 125) depth = Math.max(0, depth - 1);
+  }
+  return deepest;
+}
+
+/** Whether any node of the tree lies deeper than `limit` levels. */
+function treeDeeperThan(root: Node, limit: number): boolean {
+  const cursor = root.walk();
+  try {
+    let depth = 0;
+    for (;;) {
+      if (depth > limit) return true;
+      if (cursor.gotoFirstChild()) {
+        depth++;
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return false;
+        depth--;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
 }
 
 const encoder = new TextEncoder();

@@ -6,7 +6,7 @@
 import { Language, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
-import { extractStructure, extractText } from "./extract.ts";
+import { extractStructure, extractText, looksMinified } from "./extract.ts";
 import type { ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
 import type { LanguageRules } from "./languages.ts";
 
@@ -29,6 +29,9 @@ interface LoadedGrammar {
   query: Query;
   rules: LanguageRules;
 }
+
+/** Milliseconds one parse may take before the file is kept as text (the pool's timeout is 30 s). */
+const PARSE_BUDGET_MS = 10_000;
 
 let init: WorkerInit | null = null;
 let ready: Promise<void> | null = null;
@@ -102,31 +105,42 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lineCount = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   const grammar = job.language ? grammarFor(job.language) : null;
-  if (grammar) {
+  // Minified files and parses that run out of time are kept as search-only text.
+  let fallback: string | null = null;
+  if (grammar && looksMinified(text)) {
+    fallback = "minified or generated (very long lines): indexed as search-only text";
+  } else if (grammar) {
     const { parser, query, rules } = await grammar;
-    const tree = parser.parse(text);
-    if (!tree) {
-      return { id: job.id, status: "failed", stage: "parse", message: "parser gave no tree" };
+    const deadline = performance.now() + PARSE_BUDGET_MS;
+    const tree = parser.parse(text, null, {
+      progressCallback: () => performance.now() > deadline,
+    });
+    if (tree) {
+      try {
+        const output = extractStructure({ tree, query, text, path: job.path, rules });
+        return {
+          id: job.id,
+          status: "parsed",
+          hash,
+          size: bytes.length,
+          mtimeMs,
+          text,
+          lineCount,
+          capability: "graph",
+          output,
+        };
+      } finally {
+        tree.delete();
+      }
     }
-    try {
-      const output = extractStructure({ tree, query, text, path: job.path, rules });
-      return {
-        id: job.id,
-        status: "parsed",
-        hash,
-        size: bytes.length,
-        mtimeMs,
-        text,
-        lineCount,
-        capability: "graph",
-        output,
-      };
-    } finally {
-      tree.delete();
-    }
+    parser.reset();
+    fallback = `limit: parsing stopped after ${
+      PARSE_BUDGET_MS / 1000
+    } s; indexed as search-only text`;
   }
   const chunking = (job.language && init?.textChunking[job.language]) || "lines";
   const output = extractText({ text, path: job.path, chunking });
+  if (fallback) output.diagnostics.push(fallback);
   return {
     id: job.id,
     status: "parsed",
