@@ -155,6 +155,9 @@ export function compilePattern(
       if (node.isError) throughError ??= node;
       node = significantChildren(node)[0];
     }
+    if (node.type.includes("comment")) {
+      throw new InvalidPatternError("Cannot parse pattern: it holds no code, only comments");
+    }
     const broken = firstProblemNode(node, metaChar) ??
       (throughError && (!node.isNamed || node.isError) ? throughError : null);
     if (broken) throw problemError(broken, context);
