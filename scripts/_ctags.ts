@@ -31,7 +31,7 @@ export interface KindMapping {
 const IMPORTED_TYPE = "^\\s*(import\\b|type\\s+[\\w$]+\\s*(,|\\}|$))";
 
 /** Words before a keyword: modifiers and attributes such as `@objc public` (POSIX ERE: `]` first). */
-const MODIFIERS = "^[ \\t]*([]@A-Za-z_().[]+[ \\t]+)*";
+const MODIFIERS = "^[[:blank:]]*([]@A-Za-z_().[]+[[:blank:]]+)*";
 
 /**
  * Per Sextant language: the ctags kinds and the Sextant kinds compared. Kinds
@@ -153,12 +153,12 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
       "--kinddef-SwiftRegex=e,enum,enums",
       "--kinddef-SwiftRegex=p,protocol,protocols",
       "--kinddef-SwiftRegex=t,typealias,type aliases",
-      `--regex-SwiftRegex=/${MODIFIERS}func[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/f/`,
-      `--regex-SwiftRegex=/${MODIFIERS}(class|actor)[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\3/c/`,
-      `--regex-SwiftRegex=/${MODIFIERS}struct[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/s/`,
-      `--regex-SwiftRegex=/${MODIFIERS}enum[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/e/`,
-      `--regex-SwiftRegex=/${MODIFIERS}protocol[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/p/`,
-      `--regex-SwiftRegex=/${MODIFIERS}typealias[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/t/`,
+      `--regex-SwiftRegex=/${MODIFIERS}func[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/f/`,
+      `--regex-SwiftRegex=/${MODIFIERS}(class|actor)[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\3/c/`,
+      `--regex-SwiftRegex=/${MODIFIERS}struct[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/s/`,
+      `--regex-SwiftRegex=/${MODIFIERS}enum[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/e/`,
+      `--regex-SwiftRegex=/${MODIFIERS}protocol[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/p/`,
+      `--regex-SwiftRegex=/${MODIFIERS}typealias[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/t/`,
     ],
     ignoreNames: ["func", "var", "let", "case", "subscript", "init", "deinit", "protocol"],
     note:
@@ -175,15 +175,15 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
       "--kinddef-ScalaRegex=t,trait,traits",
       "--kinddef-ScalaRegex=o,object,objects",
       "--kinddef-ScalaRegex=T,type,types",
-      `--regex-ScalaRegex=/${MODIFIERS}def[ \\t]+([^ \\t(\\[:=]+)/\\2/m/`,
-      `--regex-ScalaRegex=/${MODIFIERS}class[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/c/`,
-      `--regex-ScalaRegex=/${MODIFIERS}trait[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/t/`,
-      `--regex-ScalaRegex=/${MODIFIERS}object[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/o/`,
-      `--regex-ScalaRegex=/${MODIFIERS}type[ \\t]+([A-Za-z_][A-Za-z0-9_]*)/\\2/T/`,
+      `--regex-ScalaRegex=/${MODIFIERS}def[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/m/`,
+      `--regex-ScalaRegex=/${MODIFIERS}class[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/c/`,
+      `--regex-ScalaRegex=/${MODIFIERS}trait[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/t/`,
+      `--regex-ScalaRegex=/${MODIFIERS}object[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/o/`,
+      `--regex-ScalaRegex=/${MODIFIERS}type[[:blank:]]+([A-Za-z_][A-Za-z0-9_]*)/\\2/T/`,
     ],
     ignoreNames: ["this"],
     note:
-      "universal-ctags 5.9 has no Scala parser: the baseline is a line-regex ctags language (def/class/trait/object/type at line start after modifiers).",
+      "universal-ctags 5.9 has no Scala parser: the baseline is a line-regex ctags language (def/class/trait/object/type at line start after modifiers; operator methods not compared).",
   },
   bash: {
     ctagsLanguage: "Sh",
