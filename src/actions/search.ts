@@ -1,16 +1,27 @@
 import type { DatabaseSync } from "node:sqlite";
 import picomatch from "picomatch";
-import {
-  codeTerms,
-  compactIdentifier,
-  ftsMatchExpression,
-  queryTerms,
-} from "../engine/tokenizer.ts";
+import { analyzeQuery, pathMatchesMention, type QueryAnalysis } from "../engine/query.ts";
+import { codeTerms } from "../engine/tokenizer.ts";
+import { HASH_MODEL_ID, hashVector } from "../engine/vector.ts";
 import { WireError } from "../protocol/errors.ts";
-import type { Confidence, Envelope, ResultHit } from "../protocol/types.ts";
+import { LIMITS } from "../protocol/methods.ts";
+import type { Confidence, Envelope, ResultHit, SourceKind } from "../protocol/types.ts";
+import { readMeta } from "../store/target.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
+import { lexicalMatches, selectTerms } from "../search/lexical.ts";
+import { confidenceOf } from "../search/confidence.ts";
+import {
+  isDocPath,
+  type RankChunk,
+  rankChunks,
+  type RankedChunk,
+  type RankFile,
+  type Strategy,
+} from "../search/rank.ts";
+import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
+import { embeddingConfig, embedTexts, providerModelId } from "../search/embeddings.ts";
 import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
-import { liveScan, type SearchCandidate } from "./live_scan.ts";
+import { liveScan } from "./live_scan.ts";
 import type { ActionContext } from "./context.ts";
 
 export interface SearchParams {
@@ -19,207 +30,448 @@ export interface SearchParams {
   paths?: string[];
   language?: string;
   limit?: number;
-  strategy?: "hybrid" | "lexical" | "vector";
+  strategy?: Strategy;
   kind?: "local" | "dependency" | "doc" | "all";
 }
 
-/** Chunks of one file kept in a ranked list before the next file gets a turn. */
-const PER_FILE = 2;
+/** The strategy when none is asked for (chosen by `deno task eval`). */
+export const DEFAULT_STRATEGY: Strategy = "hybrid";
+/** Lexical candidates kept for fusion, and nearest chunks asked of the vector scan. */
+const LEXICAL_POOL = 800;
+const VECTOR_POOL = 300;
+/** A name defined in more places than this is too common to point at a file. */
+const MAX_DEFINITIONS = 12;
 
-type Candidate = SearchCandidate;
+interface RepositoryAnswer {
+  ranked: (RankedChunk & { repo: Repository; file: RankFile; round: number })[];
+  limitations: string[];
+}
 
-/** Lexical search over FTS5 code terms with symbol-name and path signals. */
-export function search(
+/**
+ * Ranked chunks for an identifier, a phrase or a whole issue text (SPEC §8):
+ * weighted bm25 and hashing-vector cosine fused, with symbol-name, path,
+ * mention and definition signals, grouped so one file does not flood the list.
+ */
+export async function search(
   workspace: Workspace,
   params: SearchParams,
-  _context: ActionContext = {},
-): Envelope {
+  context: ActionContext = {},
+): Promise<Envelope> {
   if (typeof params.query !== "string" || params.query.trim() === "") {
     throw new WireError("InvalidParams", "search needs a non-empty 'query'");
   }
-  const limit = params.limit ?? 10;
-  const terms = queryTerms(params.query);
-  const repos = workspace.select(params.repo);
-  const limitations: string[] = [];
-  if (params.strategy && params.strategy !== "lexical") {
-    limitations.push(`strategy '${params.strategy}' is not available yet: answered lexically`);
+  if (new TextEncoder().encode(params.query).length > LIMITS.queryBytes) {
+    throw new WireError("LimitExceeded", `search 'query' exceeds ${LIMITS.queryBytes} bytes`);
   }
-  const match = ftsMatchExpression(terms);
-  if (match === null) {
-    return envelope({
+  const strategy = params.strategy ?? DEFAULT_STRATEGY;
+  const kind = params.kind ?? "local";
+  const limit = params.limit ?? 10;
+  const repos = visibleSelection(workspace, params.repo, context);
+  const analysis = analyzeQuery(params.query);
+  const limitations: string[] = [];
+  const backend = strategy === "hybrid" ? "fts+vector" : strategy === "vector" ? "vector" : "fts";
+  const empty = (reason: string) =>
+    envelope({
       action: "search",
       results: [],
-      provenance: { backend: "fts", confidence: "weak" },
+      provenance: { backend, confidence: "weak" },
       repositories: repositoryStates(workspace, repos),
-      limitations: [...limitations, "the query has no searchable terms"],
+      limitations: [...limitations, reason],
     });
+  if (kind === "dependency") {
+    return empty("no dependency index is built: kind 'dependency' has no results");
+  }
+  if (analysis.terms.length === 0 && analysis.paths.length === 0) {
+    return empty("the query has no searchable terms");
   }
   const pathFilter = params.paths && params.paths.length > 0
     ? picomatch(params.paths, { dot: true })
     : null;
-  const candidates: Candidate[] = [];
+  const allowPath = (repo: Repository, path: string, language: string | null) =>
+    (!pathFilter || pathFilter(path)) &&
+    (!params.language || language === params.language) &&
+    (kind !== "doc" || isDocPath(path, language)) &&
+    (!context.allowPath || context.allowPath(repo.name, path));
+  const ranked: RepositoryAnswer["ranked"] = [];
   const fallbacks: string[] = [];
+  const providerProblems: string[] = [];
+  const vectors = strategy === "lexical"
+    ? null
+    : await queryVector(workspace, params.query, analysis, providerProblems);
   const texts = new Map<string, string>();
   for (const repo of repos) {
     const answer = workspace.withReader(
       repo,
-      (db) =>
-        rankRepository(db, repo, { terms, match, limit, pathFilter, language: params.language }),
+      (db) => rankRepository(db, repo, { analysis, strategy, limit, allowPath, vectors }),
     );
     if (answer.problem) {
       fallbacks.push(`${repo.name}: target ${answer.problem}`);
-      const scan = liveScan(repo, { terms, limit, pathFilter });
-      for (const hit of scan) {
-        candidates.push(hit.candidate);
-        texts.set(`${repo.name}\0${hit.candidate.path}`, hit.text);
+      const terms = analysis.terms.map((term) => term.term);
+      const scan = liveScan(repo, {
+        terms,
+        limit,
+        pathFilter: (path) => allowPath(repo, path, null),
+      });
+      for (const [i, hit] of scan.entries()) {
+        const c = hit.candidate;
+        texts.set(`${repo.name}\0${c.path}`, hit.text);
+        ranked.push({
+          repo,
+          file: { path: c.path, language: null },
+          round: i,
+          score: c.score,
+          matchedShare: c.matchedShare,
+          chunk: {
+            id: -1,
+            fileId: -1,
+            path: c.path,
+            startLine: c.startLine,
+            endLine: c.endLine,
+            kind: c.kind,
+            symbolPath: null,
+          },
+        });
       }
       // The target is rebuilt in the background; this answer does not wait for it.
       workspace.refresh(repo).catch(() => {});
       continue;
     }
-    candidates.push(...answer.value);
+    ranked.push(...answer.value.ranked);
+    limitations.push(...answer.value.limitations);
   }
-  const ranked = groupByFile(candidates.sort((a, b) => b.score - a.score)).slice(0, limit);
-  const results: ResultHit[] = ranked.map((candidate) => {
-    const key = `${candidate.repo.name}\0${candidate.path}`;
+  // One repository keeps its order; several are merged round by round, best first.
+  const ordered = repos.length === 1
+    ? ranked
+    : [...ranked].sort((a, b) => a.round - b.round || b.score - a.score);
+  const page = ordered.slice(0, limit);
+  const termSet = new Set(analysis.terms.map((term) => term.term));
+  const results: ResultHit[] = page.map(({ chunk, repo, file, score }) => {
+    const key = `${repo.name}\0${chunk.path}`;
     let text = texts.get(key);
     if (text === undefined) {
-      text = workspace.withReader(candidate.repo, (db) => fileText(db, candidate.path)).value ?? "";
+      text = workspace.withReader(repo, (db) => fileText(db, chunk.path)).value ?? "";
       texts.set(key, text);
     }
-    const snippet = sliceLines(text, candidate.startLine, candidate.endLine);
+    const snippet = sliceLines(text, chunk.startLine, chunk.endLine);
+    const sourceKind: SourceKind = isDocPath(chunk.path, file.language) ? "doc" : "local";
     return {
-      repo: candidate.repo.name,
-      path: candidate.path,
-      start_line: candidate.startLine,
-      end_line: candidate.endLine,
-      symbol: candidate.symbolPath,
-      kind: candidate.kind,
+      repo: repo.name,
+      path: chunk.path,
+      start_line: chunk.startLine,
+      end_line: chunk.endLine,
+      symbol: chunk.symbolPath,
+      kind: chunk.kind,
       signature: null,
-      language: candidate.language,
-      source_kind: "local",
-      score: Math.round(candidate.score * 1000) / 1000,
+      language: file.language,
+      source_kind: sourceKind,
+      score: Math.round(score * 1000) / 1000,
       snippet,
-      match_line: firstMatchingLine(snippet, terms, candidate.startLine),
+      match_line: firstMatchingLine(snippet, termSet, chunk.startLine),
     };
   });
-  const fallbackUsed = fallbacks.length > 0;
+  const scanned = fallbacks.length > 0;
+  const reasons = [...fallbacks, ...providerProblems];
+  const confidence: Confidence = scanned ? "weak" : confidenceOf(ordered);
   return envelope({
     action: "search",
     results,
     provenance: {
-      backend: fallbackUsed ? "live-scan" : "fts",
-      confidence: fallbackUsed ? "weak" : confidenceOf(ranked),
-      fallback_used: fallbackUsed,
-      fallback_reason: fallbackUsed ? fallbacks.join("; ") : null,
-      fresh: !fallbackUsed,
+      backend: scanned
+        ? "live-scan"
+        : vectors?.provider
+        ? backend.replace("vector", "embeddings")
+        : backend,
+      confidence,
+      fallback_used: reasons.length > 0,
+      fallback_reason: reasons.length > 0 ? reasons.join("; ") : null,
+      fresh: !scanned,
     },
     repositories: repositoryStates(workspace, repos),
-    limitations,
-    truncated: candidates.length > results.length,
+    limitations: [...new Set(limitations)],
+    truncated: ordered.length > results.length,
   });
+}
+
+/** The repositories a request addresses among those the caller may see (others are not found). */
+function visibleSelection(
+  workspace: Workspace,
+  name: string | undefined,
+  context: ActionContext,
+): Repository[] {
+  const visible = (repo: Repository) =>
+    !context.repositories || context.repositories.has(repo.name);
+  if (name) {
+    const found = workspace.repositories.filter((repo) => repo.name === name && visible(repo));
+    if (found.length === 0) {
+      throw new WireError("RepositoryNotFound", `Repository '${name}' is not in the workspace`);
+    }
+    return found;
+  }
+  return workspace.select().filter(visible);
+}
+
+/** The query's vectors: always the hashing one, and the provider's when it answered. */
+interface QueryVectors {
+  hashing: Float32Array;
+  provider: { model: string; vector: Float32Array } | null;
+  problems: string[];
+}
+
+const providerQueryVectors = new Map<string, Float32Array>();
+
+/** Vectors for a query; a provider failure is recorded in `problems` and leaves hashing. */
+async function queryVector(
+  workspace: Workspace,
+  query: string,
+  analysis: QueryAnalysis,
+  problems: string[],
+): Promise<QueryVectors> {
+  const hashing = hashVector(analysis.terms.map((term) => [term.term, term.weight] as const));
+  let config;
+  try {
+    config = embeddingConfig(workspace.config.raw);
+  } catch (error) {
+    problems.push((error as Error).message);
+    return { hashing, provider: null, problems };
+  }
+  if (!config) return { hashing, provider: null, problems };
+  const model = providerModelId(config);
+  const key = `${config.endpoint}\0${model}\0${query}`;
+  let vector = providerQueryVectors.get(key);
+  if (!vector) {
+    try {
+      [vector] = await embedTexts(config, [query.slice(0, 8000)]);
+    } catch (error) {
+      problems.push(`${(error as Error).message}; hashing vectors used`);
+      return { hashing, provider: null, problems };
+    }
+    providerQueryVectors.set(key, vector);
+    if (providerQueryVectors.size > 256) {
+      providerQueryVectors.delete(providerQueryVectors.keys().next().value!);
+    }
+  }
+  return { hashing, provider: { model, vector }, problems };
+}
+
+interface FileTable {
+  generation: number;
+  files: Map<number, RankFile>;
+  chunks: number;
+}
+
+const fileTables = new Map<string, FileTable>();
+
+/** Every file's path and language, and the chunk count, read once per generation. */
+function fileTable(db: DatabaseSync, key: string, generation: number): FileTable {
+  const cached = fileTables.get(key);
+  if (cached && cached.generation === generation) return cached;
+  const rows = db.prepare("SELECT id, path, language FROM source_files").all() as {
+    id: number;
+    path: string;
+    language: string | null;
+  }[];
+  const chunks = (db.prepare("SELECT count(*) AS n FROM source_chunks").get() as { n: number }).n;
+  const table: FileTable = {
+    generation,
+    files: new Map(rows.map((row) => [row.id, { path: row.path, language: row.language }])),
+    chunks: Number(chunks),
+  };
+  fileTables.set(key, table);
+  if (fileTables.size > 16) fileTables.delete(fileTables.keys().next().value!);
+  return table;
 }
 
 function rankRepository(
   db: DatabaseSync,
   repo: Repository,
   options: {
-    terms: string[];
-    match: string;
+    analysis: QueryAnalysis;
+    strategy: Strategy;
     limit: number;
-    pathFilter: ((path: string) => boolean) | null;
-    language?: string;
+    allowPath: (repo: Repository, path: string, language: string | null) => boolean;
+    vectors: QueryVectors | null;
   },
-): Candidate[] {
-  const pool = Math.min(2000, Math.max(200, options.limit * 20));
+): { ranked: RepositoryAnswer["ranked"]; limitations: string[] } {
+  const { analysis, strategy } = options;
+  const generation = Number(readMeta(db, "generation") ?? "0");
+  const table = fileTable(db, repo.location.databasePath, generation);
+  const allowed = new Map<number, boolean>();
+  // Hidden and filtered files are dropped before anything is scored or counted.
+  const allowFile = (fileId: number): boolean => {
+    let ok = allowed.get(fileId);
+    if (ok === undefined) {
+      const file = table.files.get(fileId);
+      ok = file !== undefined && options.allowPath(repo, file.path, file.language);
+      allowed.set(fileId, ok);
+    }
+    return ok;
+  };
+  const selected = selectTerms(db, analysis.terms, Math.max(1, table.chunks));
+  const termIdf = new Map(selected.map((term) => [term.term, term.idf]));
+  const limitations: string[] = [];
+
+  const lexical = strategy === "vector" ? new Map() : lexicalMatches(db, selected, allowFile);
+  const lexicalTop = [...lexical.entries()].sort((a, b) => b[1].score - a[1].score).slice(
+    0,
+    LEXICAL_POOL,
+  );
+  const vectorScores = new Map<number, number>();
+  if (options.vectors) {
+    const key = repo.location.databasePath;
+    let index = vectorIndexFor(db, { key, generation, model: HASH_MODEL_ID });
+    let query = options.vectors.hashing;
+    const provider = options.vectors.provider;
+    if (provider) {
+      const providerIndex = vectorIndexFor(db, { key, generation, model: provider.model });
+      if (providerIndex.dimensions === provider.vector.length) {
+        index = providerIndex;
+        query = provider.vector;
+      } else {
+        options.vectors.problems.push(
+          `${repo.name}: no '${provider.model}' vectors stored yet; hashing vectors used`,
+        );
+      }
+    }
+    if (index.dimensions === 0 && table.chunks > 0) {
+      limitations.push(`${repo.name}: no vectors stored; answered lexically`);
+    }
+    for (const hit of nearestChunks(index, query, { limit: VECTOR_POOL, allowFile })) {
+      vectorScores.set(hit.chunkId, hit.score);
+    }
+  }
+  const { definitions, pinned } = definitionSignals(db, analysis, allowFile);
+  for (const chunkId of mentionedChunks(db, analysis, table, allowFile)) pinned.add(chunkId);
+
+  const ids = new Set<number>([
+    ...lexicalTop.map(([id]) => id),
+    ...vectorScores.keys(),
+    ...pinned,
+  ]);
+  const chunks = chunkRows(db, [...ids]).filter((chunk) => allowFile(chunk.fileId));
+  for (const chunk of chunks) {
+    const match = lexical.get(chunk.id);
+    if (match) {
+      chunk.lexical = match.score;
+      chunk.lexicalTerms = match.terms;
+    }
+    const cosine = vectorScores.get(chunk.id);
+    if (cosine !== undefined) chunk.vector = cosine;
+  }
+  const ranked = rankChunks({
+    strategy,
+    analysis,
+    termIdf,
+    chunks,
+    files: table.files,
+    definitions,
+    pinned,
+  });
+  const rounds = new Map<number, number>();
+  return {
+    ranked: ranked.map((entry) => {
+      const round = rounds.get(entry.chunk.fileId) ?? 0;
+      rounds.set(entry.chunk.fileId, round + 1);
+      return { ...entry, repo, file: table.files.get(entry.chunk.fileId)!, round };
+    }),
+    limitations,
+  };
+}
+
+/**
+ * Files that define identifiers the query writes as code, weighted by how
+ * rare the name is, and the chunks holding those definitions.
+ */
+function definitionSignals(
+  db: DatabaseSync,
+  analysis: QueryAnalysis,
+  allowFile: (fileId: number) => boolean,
+): { definitions: Map<number, number>; pinned: Set<number> } {
+  const definitions = new Map<number, number>();
+  const pinned = new Set<number>();
+  if (analysis.identifiers.length === 0) return { definitions, pinned };
   const rows = db.prepare(
-    `SELECT c.id AS id, c.start_line AS start_line, c.end_line AS end_line, c.kind AS kind,
-            c.symbol_path AS symbol_path, f.path AS path, f.language AS language,
-            bm25(source_chunks_fts, 1.0, 2.0) AS rank
-       FROM source_chunks_fts
-       JOIN source_chunks c ON c.id = source_chunks_fts.rowid
-       JOIN source_files f ON f.id = c.file_id
-      WHERE source_chunks_fts MATCH ?
-      ORDER BY rank LIMIT ?`,
-  ).all(options.match, pool) as {
+    `SELECT s.name AS name, s.file_id AS file_id, s.start_line AS line
+       FROM code_symbols s WHERE s.name IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(analysis.identifiers)) as { name: string; file_id: number; line: number }[];
+  const byName = new Map<string, typeof rows>();
+  for (const row of rows) {
+    if (!allowFile(row.file_id)) continue;
+    if (!byName.has(row.name)) byName.set(row.name, []);
+    byName.get(row.name)!.push(row);
+  }
+  const chunkAt = db.prepare(
+    `SELECT id FROM source_chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ?
+      ORDER BY end_line - start_line LIMIT 1`,
+  );
+  for (const defs of byName.values()) {
+    if (defs.length > MAX_DEFINITIONS) continue;
+    const weight = 1 / Math.sqrt(defs.length);
+    for (const def of defs) {
+      definitions.set(def.file_id, (definitions.get(def.file_id) ?? 0) + weight);
+      const chunk = chunkAt.get(def.file_id, def.line, def.line) as { id: number } | undefined;
+      if (chunk) pinned.add(chunk.id);
+    }
+  }
+  return { definitions, pinned };
+}
+
+/** Chunks at the lines of files a query names with a line (traceback frames). */
+function mentionedChunks(
+  db: DatabaseSync,
+  analysis: QueryAnalysis,
+  table: FileTable,
+  allowFile: (fileId: number) => boolean,
+): number[] {
+  const withLine = analysis.paths.filter((mention) => mention.line !== null);
+  if (withLine.length === 0) return [];
+  const chunkAt = db.prepare(
+    `SELECT id FROM source_chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ?
+      ORDER BY end_line - start_line LIMIT 1`,
+  );
+  const basenames = new Set(withLine.map((mention) => mention.path.split("/").pop()!));
+  const found: number[] = [];
+  for (const [fileId, file] of table.files) {
+    if (!basenames.has(file.path.split("/").pop()!) || !allowFile(fileId)) continue;
+    for (const mention of withLine) {
+      if (pathMatchesMention(file.path, mention.path) < 1) continue;
+      const chunk = chunkAt.get(fileId, mention.line!, mention.line!) as { id: number } | undefined;
+      if (chunk) found.push(chunk.id);
+    }
+  }
+  return found;
+}
+
+function chunkRows(db: DatabaseSync, ids: number[]): RankChunk[] {
+  if (ids.length === 0) return [];
+  const rows = db.prepare(
+    `SELECT id, file_id, start_line, end_line, kind, symbol_path FROM source_chunks
+      WHERE id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(ids)) as {
     id: number;
+    file_id: number;
     start_line: number;
     end_line: number;
     kind: string;
     symbol_path: string | null;
-    path: string;
-    language: string | null;
-    rank: number;
   }[];
-  const termSet = new Set(options.terms);
-  const termsOf = db.prepare("SELECT terms FROM source_chunks_fts WHERE rowid = ?");
-  const out: Candidate[] = [];
-  for (const row of rows) {
-    if (options.pathFilter && !options.pathFilter(row.path)) continue;
-    if (options.language && row.language !== options.language) continue;
-    // bm25 is negative: more negative is better.
-    let score = -row.rank;
-    const symbolName = row.symbol_path ? compactIdentifier(lastSegment(row.symbol_path)) : "";
-    if (symbolName && termSet.has(symbolName)) score *= 1.5;
-    const pathTerms = new Set(codeTerms(row.path));
-    const pathHits = options.terms.filter((term) => pathTerms.has(term)).length;
-    score *= 1 + 0.25 * pathHits;
-    if (row.kind === "definition") score *= 1.1;
-    out.push({
-      repo,
-      chunkId: row.id,
-      path: row.path,
-      language: row.language,
+  const paths = new Map<number, string>();
+  const pathOf = db.prepare("SELECT path FROM source_files WHERE id = ?");
+  return rows.map((row) => {
+    let path = paths.get(row.file_id);
+    if (path === undefined) {
+      path = (pathOf.get(row.file_id) as { path: string } | undefined)?.path ?? "";
+      paths.set(row.file_id, path);
+    }
+    return {
+      id: row.id,
+      fileId: row.file_id,
+      path,
       startLine: row.start_line,
       endLine: row.end_line,
       kind: row.kind,
       symbolPath: row.symbol_path,
-      score,
-      matchedShare: 0,
-    });
-  }
-  // The share of query terms present, for the confidence label, on the leading candidates only.
-  for (const candidate of out.sort((a, b) => b.score - a.score).slice(0, options.limit * 2)) {
-    const row = termsOf.get(candidate.chunkId) as { terms: string | null } | undefined;
-    const present = new Set((row?.terms ?? "").split(" "));
-    candidate.matchedShare = options.terms.filter((term) => present.has(term)).length /
-      options.terms.length;
-  }
-  return out;
-}
-
-function groupByFile(sorted: Candidate[]): Candidate[] {
-  const perFile = new Map<string, number>();
-  const kept: Candidate[] = [];
-  const overflow: Candidate[] = [];
-  for (const candidate of sorted) {
-    const key = `${candidate.repo.name}\0${candidate.path}`;
-    const count = perFile.get(key) ?? 0;
-    if (count >= PER_FILE) {
-      overflow.push(candidate);
-      continue;
-    }
-    perFile.set(key, count + 1);
-    kept.push(candidate);
-  }
-  return [...kept, ...overflow];
-}
-
-/**
- * Provisional labels until calibrated on eval data: `reliable` when the top
- * hit holds at least 80% of the query terms, `candidate` at 50%, else `weak`.
- */
-function confidenceOf(ranked: Candidate[]): Confidence {
-  const top = ranked[0];
-  if (!top) return "weak";
-  if (top.matchedShare >= 0.8) return "reliable";
-  if (top.matchedShare >= 0.5) return "candidate";
-  return "weak";
-}
-
-function lastSegment(symbolPath: string): string {
-  const parts = symbolPath.split(/\.|::|\//);
-  return parts[parts.length - 1];
+    };
+  });
 }
 
 function fileText(db: DatabaseSync, path: string): string {
@@ -230,11 +482,14 @@ function fileText(db: DatabaseSync, path: string): string {
 }
 
 /** The 1-based line of the first line in a snippet that holds a query term. */
-export function firstMatchingLine(snippet: string, terms: string[], startLine: number): number {
-  const termSet = new Set(terms);
+export function firstMatchingLine(
+  snippet: string,
+  terms: ReadonlySet<string>,
+  startLine: number,
+): number {
   const lines = snippet.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    if (codeTerms(lines[i]).some((term) => termSet.has(term))) return startLine + i;
+    if (codeTerms(lines[i]).some((term) => terms.has(term))) return startLine + i;
   }
   return startLine;
 }

@@ -10,6 +10,11 @@ import { sha256Hex } from "../engine/hash.ts";
 import { PIPELINE_VERSION } from "../store/schema.ts";
 import { readMeta } from "../store/target.ts";
 import { TargetWriter } from "../store/writer.ts";
+import {
+  type EmbeddingConfig,
+  type EmbeddingReport,
+  embedMissingChunks,
+} from "../search/embeddings.ts";
 import { gitHead, gitRenames } from "./git.ts";
 import { takeInventory } from "./inventory.ts";
 import { languageForPath, type LanguageTable, parserIdentity } from "./languages.ts";
@@ -33,6 +38,10 @@ export interface RefreshReport {
   verifiedUnchanged: number;
   skipped: Partial<Record<SkipReason, number>>;
   errors: number;
+  /** Hashing vectors computed, and chunks that reused the vector stored for their content hash. */
+  vectors: { computed: number; reused: number };
+  /** Provider embeddings of this refresh, when an `embeddings:` provider is configured. */
+  embeddings: EmbeddingReport | null;
   timings_ms: {
     inventory: number;
     plan: number;
@@ -53,6 +62,8 @@ export interface RefreshOptions {
   table: LanguageTable;
   pool: () => ParsePool;
   onProgress?: (progress: RefreshProgress) => void;
+  /** The workspace's embedding provider (`sextant.yml` `embeddings:`), if any. */
+  embeddings?: EmbeddingConfig | null;
 }
 
 /** Reconciles one repository into its target (SPEC §5): inventory, plan, parse, commit. */
@@ -178,6 +189,10 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
     for (const entry of plan) {
       if (entry.action === "delete") writer.deleteFile(entry.path);
     }
+    // Provider vectors for new chunk contents, in the same transaction (a failure is reported,
+    // never fatal: search falls back to the hashing vectors).
+    const embeddings = options.embeddings ? await embedMissingChunks(db, options.embeddings) : null;
+    if (embeddings && embeddings.computed > 0) writer.changed = true;
     const parseDone = performance.now();
     progress({ phase: "commit", done, total: work.length });
     const limitations = settings.chunkers.length > 0
@@ -190,6 +205,9 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
       limitations: JSON.stringify(limitations),
       inventory_source: inventory.source,
     };
+    if (embeddings) {
+      extra.embeddings = JSON.stringify({ model: embeddings.model, error: embeddings.error });
+    }
     if (changed) {
       extra.last_refresh = JSON.stringify({
         at: new Date().toISOString(),
@@ -220,6 +238,8 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
       verifiedUnchanged,
       skipped,
       errors,
+      vectors: { ...writer.vectors },
+      embeddings,
       files: inventory.files.length,
       bytes,
       lines,

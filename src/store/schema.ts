@@ -9,6 +9,9 @@
  *   1 — meta, source_files, source_chunks, source_chunks_fts (code terms +
  *       path), source_trigram (substring prefilter over committed text),
  *       code_symbols, code_relations, index_errors.
+ *   2 — chunk_vectors (one vector per chunk content hash and model id, so an
+ *       unchanged chunk is never vectorized again) replaces source_chunks.vector;
+ *       source_chunks_vocab (fts5vocab) gives query terms their document frequency.
  *
  * Pipeline changelog:
  *   1 — tree-sitter tags queries for TypeScript, TSX, JavaScript and Python;
@@ -16,7 +19,7 @@
  *   2 — a chunk of one definition plus blank lines keeps its symbol path;
  *       dotted-path segments indexed once; functions in namespaces stay functions.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 export const PIPELINE_VERSION = 2;
 
 export const SCHEMA_SQL = `
@@ -49,8 +52,7 @@ CREATE TABLE source_chunks (
   end_byte INTEGER NOT NULL,
   kind TEXT NOT NULL,
   symbol_path TEXT,
-  content_hash TEXT NOT NULL,
-  vector BLOB
+  content_hash TEXT NOT NULL
 );
 CREATE INDEX source_chunks_file ON source_chunks(file_id);
 CREATE INDEX source_chunks_hash ON source_chunks(content_hash);
@@ -59,6 +61,16 @@ CREATE VIRTUAL TABLE source_chunks_fts USING fts5(
   terms, path, content = '', contentless_delete = 1,
   tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
 );
+
+CREATE VIRTUAL TABLE source_chunks_vocab USING fts5vocab(source_chunks_fts, row);
+
+-- Vectors per chunk content hash and model (the hashing vectorizer's id, or a provider's).
+CREATE TABLE chunk_vectors (
+  content_hash TEXT NOT NULL,
+  model TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (content_hash, model)
+) WITHOUT ROWID;
 
 CREATE VIRTUAL TABLE source_trigram USING fts5(
   text, content = 'source_files', content_rowid = 'id', tokenize = 'trigram'

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { StoredFile } from "../engine/plan.ts";
 import type { ParseOutput } from "../indexer/parse_types.ts";
+import { HASH_MODEL_ID, hashVector, termCounts, vectorToBytes } from "../engine/vector.ts";
 import { readMeta, writeMeta } from "./target.ts";
 
 export interface FileRecord {
@@ -26,6 +27,8 @@ export class TargetWriter {
   readonly #statements: Record<string, StatementSync>;
   #open = false;
   changed = false;
+  /** Hashing vectors computed in this refresh, and chunks whose stored vector was reused. */
+  readonly vectors = { computed: 0, reused: 0 };
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -38,7 +41,17 @@ export class TargetWriter {
       ),
       insertChunk: prepare(
         `INSERT INTO source_chunks(chunk_key, file_id, start_line, end_line, start_byte, end_byte,
-          kind, symbol_path, content_hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          kind, symbol_path, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      hasVector: prepare(
+        "SELECT 1 AS present FROM chunk_vectors WHERE content_hash = ? AND model = ?",
+      ),
+      insertVector: prepare(
+        "INSERT OR IGNORE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
+      ),
+      dropOrphanVectors: prepare(
+        `DELETE FROM chunk_vectors WHERE NOT EXISTS
+          (SELECT 1 FROM source_chunks c WHERE c.content_hash = chunk_vectors.content_hash)`,
       ),
       insertFts: prepare("INSERT INTO source_chunks_fts(rowid, terms, path) VALUES (?, ?, ?)"),
       insertSymbol: prepare(
@@ -133,9 +146,9 @@ export class TargetWriter {
         chunk.kind,
         chunk.symbol_path,
         chunk.content_hash,
-        null,
       ).lastInsertRowid;
       s.insertFts.run(chunkId, chunk.terms, record.path.replace(/[/._-]+/g, " "));
+      this.#storeVector(chunk.content_hash, chunk.terms);
     }
     for (const symbol of record.output.symbols) {
       s.insertSymbol.run(
@@ -171,6 +184,20 @@ export class TargetWriter {
     }
   }
 
+  /** Stores the hashing vector of a chunk unless one is stored for its content hash already. */
+  #storeVector(contentHash: string, terms: string): void {
+    if (this.#statements.hasVector.get(contentHash, HASH_MODEL_ID)) {
+      this.vectors.reused++;
+      return;
+    }
+    this.#statements.insertVector.run(
+      contentHash,
+      HASH_MODEL_ID,
+      vectorToBytes(hashVector(termCounts(terms))),
+    );
+    this.vectors.computed++;
+  }
+
   /** Removes a file and, by cascade, its chunks, FTS rows, symbols and relations. */
   deleteFile(path: string): void {
     this.#statements.deleteFile.run(path);
@@ -199,7 +226,11 @@ export class TargetWriter {
     let generation = Number(readMeta(this.#db, "generation") ?? "0");
     const headChanged = (readMeta(this.#db, "head") ?? "") !== (meta.head ?? "");
     if (this.changed || headChanged) {
-      if (this.changed) generation++;
+      if (this.changed) {
+        generation++;
+        // Vectors of chunks that no longer exist go; those still referenced stay for reuse.
+        this.#statements.dropOrphanVectors.run();
+      }
       writeMeta(this.#db, "generation", generation);
       writeMeta(this.#db, "head", meta.head ?? "");
       writeMeta(this.#db, "settings_hash", meta.settingsHash);

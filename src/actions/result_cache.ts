@@ -1,0 +1,145 @@
+/**
+ * The result cache of SPEC §7: a bounded LRU of answers keyed by (action,
+ * parameters, agent scope, generations). An unchanged index answers a repeated
+ * query without work; a new generation (or HEAD) of any visible repository
+ * changes the key, so stale answers are never served and simply age out.
+ */
+import type { Envelope } from "../protocol/types.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import type { ActionContext } from "./context.ts";
+import { repositoryStates, traceId } from "./envelope.ts";
+import { visibleRepositories } from "./context.ts";
+
+/** Actions whose answer depends only on their params, the scope and the committed index. */
+export const CACHEABLE_ACTIONS: ReadonlySet<string> = new Set([
+  "search",
+  "symbols",
+  "grep",
+  "definition",
+  "references",
+  "callers",
+  "callees",
+  "impact",
+  "neighborhood",
+  "map",
+  "outline",
+  "context",
+]);
+
+export interface ResultCacheOptions {
+  /** Answers kept at most (default 256). */
+  maxEntries?: number;
+  /** Approximate bytes of answers kept at most (default 32 MiB). */
+  maxBytes?: number;
+}
+
+interface Entry {
+  envelope: Envelope;
+  bytes: number;
+}
+
+export class ResultCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(options: ResultCacheOptions = {}) {
+    this.#maxEntries = options.maxEntries ?? 256;
+    this.#maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Answers from the cache, or runs `compute` and keeps its answer. Requests
+   * that cannot be keyed safely (an uncacheable action, a path policy without
+   * a `scope` name) always run.
+   */
+  async run(
+    request: {
+      workspace: Workspace;
+      action: string;
+      params: Record<string, unknown>;
+      context: ActionContext;
+      /** Names the caller's path policy (e.g. the agent id); required when `allowPath` is set. */
+      scope?: string;
+    },
+    compute: () => Promise<Envelope> | Envelope,
+  ): Promise<Envelope> {
+    const key = cacheKey(request);
+    if (key === null) return await compute();
+    const entry = this.#entries.get(key);
+    if (entry) {
+      this.hits++;
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      return { ...structuredClone(entry.envelope), trace_id: traceId() };
+    }
+    this.misses++;
+    const envelope = await compute();
+    // An answer given from a fallback is not worth keeping: the next one may be better.
+    if (!envelope.provenance.fallback_used) this.#store(key, envelope);
+    return envelope;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+  }
+
+  #store(key: string, envelope: Envelope): void {
+    const bytes = JSON.stringify(envelope).length;
+    if (bytes > this.#maxBytes / 4) return;
+    this.#entries.set(key, { envelope: structuredClone(envelope), bytes });
+    this.#bytes += bytes;
+    while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
+      const [oldest, entry] = this.#entries.entries().next().value!;
+      this.#entries.delete(oldest);
+      this.#bytes -= entry.bytes;
+    }
+  }
+}
+
+/** The key of a request, or null when it must not be cached. */
+export function cacheKey(request: {
+  workspace: Workspace;
+  action: string;
+  params: Record<string, unknown>;
+  context: ActionContext;
+  scope?: string;
+}): string | null {
+  const { workspace, action, params, context } = request;
+  if (!CACHEABLE_ACTIONS.has(action)) return null;
+  if (context.allowPath && request.scope === undefined) return null;
+  const visible = visibleRepositories(workspace, context);
+  const states = repositoryStates(workspace, visible).map((state) =>
+    `${state.name}@${state.generation}:${state.head ?? ""}`
+  );
+  const { refresh: _refresh, ...rest } = params;
+  return JSON.stringify([
+    action,
+    stableJson(rest),
+    request.scope ?? "",
+    visible.map((repo) => repo.name).sort(),
+    states,
+  ]);
+}
+
+/** JSON with object keys sorted, so equal params give equal keys. */
+function stableJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stableJson);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value as Record<string, unknown>).sort().map((key) => [
+        key,
+        stableJson((value as Record<string, unknown>)[key]),
+      ]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,82 @@
+/**
+ * Weighted lexical retrieval over the FTS5 index: each selected query term is
+ * matched on its own (bm25 of one term is its idf-weighted, length-normalised
+ * frequency), multiplied by the term's query weight and summed per chunk —
+ * a weighted BM25 that FTS5's OR query cannot express.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import type { WeightedTerm } from "../engine/query.ts";
+
+/** Per chunk: the summed weighted bm25 and the query terms it holds. */
+export interface LexicalMatch {
+  fileId: number;
+  score: number;
+  terms: Set<string>;
+}
+
+export interface SelectedTerm extends WeightedTerm {
+  documents: number;
+  idf: number;
+}
+
+/** Terms in more chunks than this share say too little to be worth a scan. */
+const COMMON_SHARE = 0.15;
+const MAX_SELECTED = 32;
+/** Rows read per term: enough for the best chunks of each. */
+const ROWS_PER_TERM = 1500;
+
+/** Picks the terms worth matching: heaviest weight × idf, common ones dropped. */
+export function selectTerms(
+  db: DatabaseSync,
+  terms: WeightedTerm[],
+  chunks: number,
+): SelectedTerm[] {
+  const lookup = db.prepare("SELECT doc FROM source_chunks_vocab WHERE term = ?");
+  const selected: SelectedTerm[] = [];
+  for (const entry of terms) {
+    const row = lookup.get(entry.term) as { doc: number } | undefined;
+    const documents = row?.doc ?? 0;
+    if (documents === 0) continue;
+    const idf = Math.log(1 + (chunks - documents + 0.5) / (documents + 0.5));
+    selected.push({ ...entry, documents, idf });
+  }
+  const rare = selected.filter((entry) => entry.documents <= chunks * COMMON_SHARE);
+  // A query of only common words still gets an answer from its best few.
+  const pool = rare.length > 0 ? rare : selected;
+  return pool.sort((a, b) => b.weight * b.idf - a.weight * a.idf).slice(0, MAX_SELECTED);
+}
+
+/** Weighted bm25 per chunk over the selected terms, among files `allowFile` accepts. */
+export function lexicalMatches(
+  db: DatabaseSync,
+  terms: SelectedTerm[],
+  allowFile: (fileId: number) => boolean,
+): Map<number, LexicalMatch> {
+  const statement = db.prepare(
+    `SELECT f.rowid AS id, c.file_id AS file_id, bm25(source_chunks_fts, 1.0, 2.0) AS rank
+       FROM source_chunks_fts f JOIN source_chunks c ON c.id = f.rowid
+      WHERE source_chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
+  );
+  const matches = new Map<number, LexicalMatch>();
+  for (const term of terms) {
+    const rows = statement.all(ftsPhrase(term.term), ROWS_PER_TERM) as {
+      id: number;
+      file_id: number;
+      rank: number;
+    }[];
+    for (const row of rows) {
+      if (!allowFile(row.file_id)) continue;
+      let match = matches.get(row.id);
+      if (!match) matches.set(row.id, match = { fileId: row.file_id, score: 0, terms: new Set() });
+      // bm25 is negative: more negative is better.
+      match.score += term.weight * -row.rank;
+      match.terms.add(term.term);
+    }
+  }
+  return matches;
+}
+
+/** One term as an FTS5 string: quoted, so no user text is read as query syntax. */
+export function ftsPhrase(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
+}
