@@ -1,0 +1,84 @@
+/** Bash: definitions, relations, ids and syntax errors through the public surface. */
+import assert from "node:assert/strict";
+import { checkFixture } from "./_lang_fixture.ts";
+import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+
+const SOURCE = `#!/usr/bin/env bash
+source ./lib/common.sh
+# ^ imports: ./lib/common.sh module=./lib/common.sh
+. "$HOME/.config/build.sh"
+# ^ imports: $HOME/.config/build.sh
+# ^ reads: HOME
+export PATH="/opt/bin:$PATH"
+# ^ def: PATH variable
+# ^ writes: PATH
+COUNT=0
+# ^ def: COUNT variable
+# ^ writes: COUNT
+
+# Builds one target.
+build() {
+# ^ def: build function
+  local target="$1"
+  compile "$target" --fast
+  # ^ calls: compile from=build
+  # ^ reads: target from=build
+  COUNT=$((COUNT + 1))
+  # ^ writes: COUNT from=build
+  # ^ reads: COUNT
+}
+
+function deploy {
+# ^ def: deploy function
+  build "$@" | tee log.txt
+  # ^ calls: build from=deploy
+  # ^ calls: tee from=deploy
+  declare -g RESULT=ok
+  # ^ writes: RESULT from=deploy
+}
+
+deploy prod
+# ^ calls: deploy receiver=- from=-
+`;
+
+Deno.test("bash: definitions and relations of a fixture", async () => {
+  await checkFixture({ "scripts/build.sh": SOURCE }, {
+    exhaustiveKinds: ["function", "variable"],
+    exhaustiveRelations: ["imports", "writes"],
+  });
+});
+
+Deno.test("bash: .bashrc is Bash", async () => {
+  await checkFixture({ ".bashrc": "greet() {\n# ^ def: greet function\n  echo hi\n}\n" });
+});
+
+Deno.test("bash: a file with a syntax error keeps what tree-sitter recovers", async () => {
+  const good = "fine() {\n  compute 1 2\n}\n\nother() {\n  echo 2\n}\n\nthird() {\n  echo 3\n}\n";
+  const root = fixtureRepository({ "broken.sh": good + "\nfoo() {\n  echo )\n}\n" });
+  await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    const db = openTarget(workspace);
+    try {
+      const errors = db.prepare("SELECT path, stage FROM index_errors").all();
+      assert.deepEqual(errors.map((e) => ({ ...e })), [{ path: "broken.sh", stage: "syntax" }]);
+    } finally {
+      db.close();
+    }
+    const answer = await run("symbols", { query: "fine" });
+    assert.ok(answer.results.some((r) => r.symbol === "fine" && r.path === "broken.sh"));
+  });
+});
+
+Deno.test("bash: a symbol's id survives an edit above it", async () => {
+  const source = "total() {\n  echo 1\n}\n";
+  const root = fixtureRepository({ "run.sh": source });
+  await withWorkspace(root, async (_workspace, run) => {
+    await run("refresh");
+    const before = (await run("symbols", { query: "total" })).results[0];
+    writeFiles(root, { "run.sh": "added() {\n  echo 0\n}\n\n" + source });
+    await run("refresh");
+    const after = (await run("symbols", { query: "total" })).results[0];
+    assert.equal(after.start_line, before.start_line + 4);
+    assert.equal(after.symbol_id, before.symbol_id);
+  });
+});
