@@ -14,6 +14,11 @@ const CAPACITY = 100_000;
 
 const regions = new Map<string, Range[]>();
 
+/** Forgets every recorded range (for measuring cold queries). */
+export function forgetRegions(): void {
+  regions.clear();
+}
+
 /** The key of one file version: target, path and content hash. */
 export function regionKey(target: string, path: string, contentHash: string): string {
   return `${target}\0${path}\0${contentHash}`;
