@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import { ErrorCode } from "../src/protocol/errors.ts";
 import { METHODS } from "../src/protocol/methods.ts";
-import { fixtureRepository, startDaemon } from "./_helpers.ts";
+import { fixtureRepository, runCli, startDaemon, tempCache } from "./_helpers.ts";
 
 // Strings that exist only where the limited agent may not look. It never types them.
 const FORBIDDEN = [
@@ -254,4 +254,23 @@ Deno.test("policy (real socket): wrong or missing tokens are refused alike; summ
     client.close();
     await daemon.stop();
   }
+});
+
+Deno.test("policy (real process): the embedded CLI applies the same policy with --agent/--token", async () => {
+  const workspace = policyWorkspace();
+  const env = { SEXTANT_CACHE_DIR: tempCache(), LIMITED_TOKEN: TOKENS.limited };
+  const args = ["query", "--embedded", "--workspace", workspace, "--json", "--agent", "limited"];
+  const search = await runCli([...args, "--token", TOKENS.limited, "search", "sharedWidget"], {
+    env,
+  });
+  assert.equal(search.code, 0, search.stderr);
+  for (const forbidden of FORBIDDEN) assert.ok(!search.stdout.includes(forbidden), forbidden);
+  const envelope = JSON.parse(search.stdout);
+  assert.ok(envelope.results.length > 0);
+  assert.ok(
+    envelope.results.every((hit: any) => hit.repo === "alpha" && hit.path.startsWith("src/")),
+  );
+  const wrong = await runCli([...args, "--token", "nope", "status"], { env });
+  assert.equal(wrong.code, 2);
+  assert.equal(JSON.parse(wrong.stdout).error.code, ErrorCode.Unauthorized);
 });

@@ -95,7 +95,7 @@ export async function executeAction(
   }
   const checked = { ...(raw as Record<string, unknown>) };
   if (typeof checked.path === "string") checked.path = normaliseRequestPath(checked.path);
-  const prepared = grant.prepare(options.workspace, action, checked);
+  const prepared = grant.prepare(options.workspace, { action, params: checked });
   const hidden = hiddenPath(grant, prepared.workspace, prepared.params);
   if (hidden) {
     // Asked about a path it may not see: answer exactly as for a path that does not exist.

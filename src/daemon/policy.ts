@@ -248,9 +248,9 @@ export class Grant {
    */
   prepare(
     workspace: Workspace,
-    action: string,
-    params: Record<string, unknown>,
+    request: { action: string; params: Record<string, unknown> },
   ): { workspace: Workspace; params: Record<string, unknown>; context: ActionContext } {
+    const { action, params } = request;
     if (!this.allowsAction(action)) {
       throw new WireError("Unauthorized", `Action '${action}' is not allowed for this agent`);
     }

@@ -40,7 +40,7 @@ async function answer(job: QueryJob): Promise<Envelope> {
   const { workspace, policy } = await open(job);
   const grant = policy.regrant(job.agent);
   if (!grant) throw new WireError("Unauthorized", "Unknown agent or wrong token");
-  const prepared = grant.prepare(workspace, job.action, job.params);
+  const prepared = grant.prepare(workspace, { action: job.action, params: job.params });
   const envelope = await runAction(
     prepared.workspace,
     job.action,
