@@ -84,10 +84,16 @@ const FILES: Record<string, string> = {
   ].join("\n"),
 };
 
+/**
+ * Runs a pattern twice: the second run parses only the top-level statements
+ * the first one recorded, and must answer the same.
+ */
 async function grep(run: Run, params: Record<string, unknown>): Promise<ResultHit[]> {
   const answer = await run("grep", { refresh: false, ...params });
   assert.equal(answer.provenance.backend, "structural");
   assert.equal(answer.provenance.confidence, "exact");
+  const again = await run("grep", { refresh: false, ...params });
+  assert.deepEqual(again.results, answer.results);
   return answer.results;
 }
 

@@ -10,9 +10,11 @@
 import type { Range, Tree } from "web-tree-sitter";
 
 /** Files remembered at most; the oldest are forgotten first. */
-const CAPACITY = 100_000;
+const CAPACITY = 50_000;
 
-const regions = new Map<string, Range[]>();
+/** Per file, six numbers per range: start and end index, start row and column, end row and column. */
+const FIELDS = 6;
+const regions = new Map<string, Int32Array>();
 
 /** Forgets every recorded range (for measuring cold queries). */
 export function forgetRegions(): void {
@@ -26,7 +28,18 @@ export function regionKey(target: string, path: string, contentHash: string): st
 
 /** The recorded top-level ranges of a file version, or undefined. */
 export function knownRegions(key: string): Range[] | undefined {
-  return regions.get(key);
+  const packed = regions.get(key);
+  if (!packed) return undefined;
+  const ranges: Range[] = [];
+  for (let i = 0; i < packed.length; i += FIELDS) {
+    ranges.push({
+      startIndex: packed[i],
+      endIndex: packed[i + 1],
+      startPosition: { row: packed[i + 2], column: packed[i + 3] },
+      endPosition: { row: packed[i + 4], column: packed[i + 5] },
+    });
+  }
+  return ranges;
 }
 
 /**
@@ -64,6 +77,17 @@ export function recordRegions(key: string, tree: Tree, text: string): void {
       ranges.push(range);
     }
   }
+  const packed = new Int32Array(ranges.length * FIELDS);
+  ranges.forEach((range, i) => {
+    packed.set([
+      range.startIndex,
+      range.endIndex,
+      range.startPosition.row,
+      range.startPosition.column,
+      range.endPosition.row,
+      range.endPosition.column,
+    ], i * FIELDS);
+  });
   if (regions.size >= CAPACITY) regions.delete(regions.keys().next().value!);
-  regions.set(key, ranges);
+  regions.set(key, packed);
 }
