@@ -12,7 +12,7 @@
  * typescript-language-server typescript`.
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
+
 import { Workspace } from "../src/workspace/workspace.ts";
 import { runAction } from "../src/actions/dispatch.ts";
 import type { Envelope, ResultHit } from "../src/protocol/types.ts";
@@ -72,13 +72,15 @@ const rows = workspace.withReader(repo, (db) => ({
   relations: db.prepare(
     `SELECT f.path, r.kind, r.target, r.receiver, r.module, r.alias, r.start_line, r.start_col,
             r.end_line, r.end_col FROM code_relations r JOIN source_files f ON f.id = r.file_id
-      WHERE r.kind IN ('calls', 'references', 'type_of', 'inherits', 'implements')`,
+      WHERE r.kind IN ('calls', 'references', 'type_of', 'inherits', 'implements')
+      ORDER BY f.path, r.start_line, r.start_col, r.target`,
   ).all() as Record<string, unknown>[],
   symbols: db.prepare(
     `SELECT f.path, s.id, s.name, s.qualified_name, s.kind, s.start_line, s.start_col, s.end_line,
             s.end_col FROM code_symbols s JOIN source_files f ON f.id = s.file_id
       WHERE s.kind IN ('function', 'method', 'class', 'interface', 'type', 'enum', 'constant',
-                       'variable')`,
+                       'variable')
+      ORDER BY f.path, s.start_line, s.start_col, s.name`,
   ).all() as Record<string, unknown>[],
 })).value!;
 const texts = new Map(rows.files.map((f) => [f.path, f.text]));
@@ -209,6 +211,7 @@ let ourReferences = 0;
 let confirmedReferences = 0;
 const recallPerSymbol: number[] = [];
 const referenceMisses: string[] = [];
+const referenceExtras: string[] = [];
 for (const definition of definitions) {
   const { path } = definition.symbol;
   const { line, column } = definition.at!;
@@ -216,6 +219,8 @@ for (const definition of definitions) {
   const expected = (await lsp.references(path, line, column).catch(() => [] as LspLocation[]))
     .filter((l) => !l.path.startsWith("/") && texts.has(l.path))
     .filter((l) => !(l.path === path && l.line === line))
+    // Names inside strings (`__all__ = ("name", ...)`) are not code references.
+    .filter((l) => !/["']/.test(texts.get(l.path)!.split("\n")[l.line - 1]?.[l.column - 2] ?? ""))
     // Other declarations of the same definition (overload signatures) are not references.
     .filter((l) => !declarations.get(definition.symbol.qualified)?.has(`${l.path}:${l.line}`));
   const answer = await runAction(workspace, "references", { path, line, column, limit: 1000 });
@@ -228,6 +233,11 @@ for (const definition of definitions) {
   ourReferences += hits.length;
   confirmedReferences += hits.filter((hit) => expected.some((l) => covers(hit, l))).length;
   if (expected.length > 0) recallPerSymbol.push(matched.length / expected.length);
+  for (const hit of hits.filter((hit) => !expected.some((l) => covers(hit, l))).slice(0, 2)) {
+    referenceExtras.push(
+      `${definition.symbol.qualified}: extra ${hit.path}:${hit.start_line} ${hit.kind} (${hit.evidence})`,
+    );
+  }
   for (const l of expected.filter((l) => !matched.includes(l)).slice(0, 2)) {
     referenceMisses.push(`${definition.symbol.qualified}: missed ${l.path}:${l.line}`);
   }
@@ -305,11 +315,14 @@ if (values.verbose) {
 if (values.out) {
   Deno.writeTextFileSync(
     values.out,
-    JSON.stringify({ report, definitionMisses, referenceMisses }, null, 2),
+    JSON.stringify(
+      { report, definitionMisses, definitionUnanswered, referenceMisses, referenceExtras },
+      null,
+      2,
+    ),
   );
 }
 Deno.removeSync(cache, { recursive: true });
-void join;
 
 function written(relation: RelationRecord): string {
   return relation.receiver ? `${relation.receiver}.${relation.target}` : relation.target;

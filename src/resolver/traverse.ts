@@ -85,6 +85,12 @@ export function fileNode(
   };
 }
 
+/** One definition, counting every declaration of an overloaded one as the same. */
+export function sameDefinition(a: SymbolRecord, b: SymbolRecord): boolean {
+  return a.repo === b.repo &&
+    (a.id === b.id || (a.path === b.path && a.qualified === b.qualified && a.kind === b.kind));
+}
+
 export function nodeKey(node: GraphNode): string {
   return `${node.repo}\0${node.id}`;
 }
@@ -111,7 +117,7 @@ export function inbound(
         ? store.symbolById(relation.repo, relation.fromSymbol) ?? fileNode(relation)
         : fileNode(relation);
       if (resolution.status === "resolved") {
-        if (resolution.symbol.repo === node.repo && resolution.symbol.id === node.id) {
+        if (sameDefinition(resolution.symbol, node)) {
           edges.push({
             from,
             to: node,
@@ -122,7 +128,7 @@ export function inbound(
         }
       } else if (resolution.status === "ambiguous") {
         if (
-          resolution.candidates.some((c) => c.symbol.repo === node.repo && c.symbol.id === node.id)
+          resolution.candidates.some((c) => sameDefinition(c.symbol, node))
         ) {
           ambiguities.push({
             relation,
