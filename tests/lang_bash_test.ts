@@ -48,6 +48,13 @@ Deno.test("bash: definitions and relations of a fixture", async () => {
   });
 });
 
+Deno.test("bash: conditionals over expansions parse (the scanner's isalpha import)", async () => {
+  await checkFixture({
+    "check.sh":
+      'check() {\n# ^ def: check function\n  case "${MODE-}" in\n    fast) run ;;\n    # ^ calls: run\n  esac\n  if [ "${X}" != a ]; then\n    finish\n    # ^ calls: finish\n  fi\n}\n',
+  });
+});
+
 Deno.test("bash: .bashrc is Bash", async () => {
   await checkFixture({ ".bashrc": "greet() {\n# ^ def: greet function\n  echo hi\n}\n" });
 });
