@@ -11,6 +11,8 @@ export const FRAME_LIMITS = {
   depth: 64,
   /** Messages in one batch. */
   batch: 100,
+  /** Requests one connection may have running at once; more are answered `IndexBusy`. */
+  inFlight: 64,
   /** Bytes queued towards a client that does not read before it is dropped. */
   pendingWriteBytes: 64 * 1024 * 1024,
 };

@@ -342,6 +342,17 @@ export class Daemon {
       this.#cancel(connection, request.params);
       return null;
     }
+    if (!isNotification && connection.inFlight.size >= FRAME_LIMITS.inFlight) {
+      this.counters.request(request.method);
+      this.counters.error("IndexBusy");
+      return errorResponse(
+        id,
+        new WireError(
+          "IndexBusy",
+          `More than ${FRAME_LIMITS.inFlight} requests in flight on this connection`,
+        ),
+      );
+    }
     const workspace = this.#workspace;
     const trace = traceId();
     const started = performance.now();
