@@ -11,6 +11,7 @@ import {
   rewritePattern,
 } from "../src/grep/pattern.ts";
 import { containsInOrder, trigramExpression } from "../src/grep/prefilter.ts";
+import { pythonStatementRanges } from "../src/grep/python_statements.ts";
 
 async function compile(language: string, pattern: string) {
   const entry = grepLanguageNamed(language)!;
@@ -135,4 +136,29 @@ Deno.test("languages come from extensions and names", () => {
   assert.equal(grepLanguageForPath("Makefile"), null);
   assert.equal(grepLanguageNamed("rs")?.language, "rust");
   assert.equal(grepLanguageNamed("cobol"), null);
+});
+
+Deno.test("the Python lexer finds top-level statements outside strings, brackets and clauses", () => {
+  const text = [
+    "import os", // 1
+    'DOC = """', // 2
+    "def not_code():", // 3: inside a string
+    '"""', // 4
+    "x = f(", // 5
+    "1)", // 6: inside brackets
+    "@decorator", // 7
+    "def g(): pass", // 8: decorated, same statement
+    "if x:", // 9
+    "    pass", // 10
+    "else:", // 11: a clause of the if
+    "    y = 'a \\' b'  # '", // 12
+    "z = 1 + \\", // 13
+    "2", // 14: continuation
+    "",
+  ].join("\n");
+  const ranges = pythonStatementRanges(text)!;
+  assert.deepEqual(ranges.map((range) => range.startPosition.row + 1), [1, 2, 5, 7, 9, 13]);
+  assert.equal(ranges[ranges.length - 1].endIndex, text.length);
+  assert.equal(ranges[1].endIndex, ranges[2].startIndex);
+  assert.equal(pythonStatementRanges('x = """never closed\n'), null);
 });

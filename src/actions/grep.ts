@@ -1,6 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import picomatch from "picomatch";
-import type { Node, Parser, Tree } from "web-tree-sitter";
+import type { Node, Parser, Range as TextRange, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import { readMeta } from "../store/target.ts";
@@ -14,6 +14,7 @@ import {
 } from "../grep/languages.ts";
 import { type Bindings, findMatches } from "../grep/matcher.ts";
 import { parserFor } from "../grep/parsers.ts";
+import { pythonStatementRanges } from "../grep/python_statements.ts";
 import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
 import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilter.ts";
@@ -334,17 +335,25 @@ class GrepRun {
     const { parser, compiled, language, deadline } = this.#options;
     const path = file.path;
     const key = regionKey(repo.location.databasePath, path, file.content_hash);
-    const known = compiled.rootKind === null ? undefined : knownRegions(key);
-    let tree: Tree | null;
-    if (known) {
+    let tree: Tree | null = null;
+    const statements = compiled.rootKind === null
+      ? undefined
+      : statementRanges(key, text, language);
+    if (statements) {
       const { literals, tokens } = compiled;
-      const holding = known.filter((range) => {
+      const holding = statements.ranges.filter((range) => {
         const part = text.slice(range.startIndex, range.endIndex);
         return containsAll(part, literals) && containsInOrder(part, tokens);
       });
       if (holding.length === 0) return false;
       tree = parser.parse(text, null, { includedRanges: holding });
-    } else {
+      // Ranges from the lexer are checked by the parse: any error, and the file is parsed whole.
+      if (tree && statements.guessed && tree.rootNode.hasError) {
+        tree.delete();
+        tree = null;
+      }
+    }
+    if (!tree) {
       tree = parser.parse(text);
       if (tree) recordRegions(key, tree, text);
     }
@@ -385,6 +394,22 @@ class GrepRun {
       tree.delete();
     }
   }
+}
+
+/**
+ * The top-level statement ranges of a file: recorded by an earlier parse, or
+ * found by the Python lexer; undefined when neither knows them.
+ */
+function statementRanges(
+  key: string,
+  text: string,
+  language: GrepLanguage,
+): { ranges: TextRange[]; guessed: boolean } | undefined {
+  const known = knownRegions(key);
+  if (known) return { ranges: known, guessed: false };
+  if (language.language !== "python") return undefined;
+  const lexed = pythonStatementRanges(text);
+  return lexed ? { ranges: lexed, guessed: true } : undefined;
 }
 
 function fileText(db: DatabaseSync, id: number): string | null {
