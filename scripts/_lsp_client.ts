@@ -34,7 +34,11 @@ export class LspClient {
   }
 
   /** Starts a server (`command` as an argv list) for a workspace root and initializes it. */
-  static async start(command: string[], root: string): Promise<LspClient> {
+  static async start(
+    command: string[],
+    root: string,
+    initializationOptions: Record<string, unknown> = {},
+  ): Promise<LspClient> {
     const process = new Deno.Command(command[0], {
       args: command.slice(1),
       cwd: root,
@@ -56,7 +60,7 @@ export class LspClient {
         },
         workspace: { workspaceFolders: true, configuration: true },
       },
-      initializationOptions: {},
+      initializationOptions,
     });
     client.notify("initialized", {});
     return client;

@@ -6,6 +6,9 @@
  *
  *   deno run -A --unstable-worker-options scripts/nav_quality.ts \
  *     --repo /tmp/requests --language python --sample 200 --seed 7
+ *   deno run -A --unstable-worker-options scripts/nav_quality.ts \
+ *     --repo /tmp/hono --language typescript --sample 200 --seed 7 \
+ *     --tsserver /tmp/ts5/node_modules/typescript/lib/tsserver.js
  *
  * Servers: `pyright-langserver --stdio` (python), `typescript-language-server
  * --stdio` (typescript); install with `npm install -g pyright
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "7" },
     out: { type: "string" },
     verbose: { type: "boolean", default: false },
+    tsserver: { type: "string" },
   },
 });
 if (!values.repo) {
@@ -141,7 +145,7 @@ for (const s of rows.symbols) {
   declarations.get(key)!.add(`${s.path}:${at.line}`);
 }
 
-const lsp = await LspClient.start(server.command, root);
+const lsp = await LspClient.start(server.command, root, initializationOptionsFor(language));
 const openFile = (path: string) => lsp.open(path, server.languageId(path));
 // Let the server load the project once before timing-insensitive queries.
 if (uses[0]) {
@@ -323,6 +327,18 @@ if (values.out) {
   );
 }
 Deno.removeSync(cache, { recursive: true });
+
+/**
+ * typescript-language-server needs tsserver (TypeScript 5.x; 7.x ships no tsserver.js):
+ * `--tsserver PATH`, else the globally installed `typescript`.
+ */
+function initializationOptionsFor(language: string): Record<string, unknown> {
+  if (language !== "typescript") return {};
+  if (values.tsserver) return { tsserver: { path: values.tsserver } };
+  const out = new Deno.Command("npm", { args: ["root", "-g"], stdout: "piped" }).outputSync();
+  const globalRoot = new TextDecoder().decode(out.stdout).trim();
+  return { tsserver: { path: `${globalRoot}/typescript/lib/tsserver.js` } };
+}
 
 function written(relation: RelationRecord): string {
   return relation.receiver ? `${relation.receiver}.${relation.target}` : relation.target;
