@@ -84,6 +84,13 @@ for (const repo of [...new Set(patterns.map((p) => p.repo))]) {
     for (const pattern of ofRepo) {
       reports.push(await compare(workspace, { root, pattern, indexed }));
       const last = reports[reports.length - 1];
+      if (args.values.json) {
+        // Written after each pattern, so a long run that stops leaves what it measured.
+        Deno.writeTextFileSync(
+          args.values.json,
+          JSON.stringify({ repositories: repoSizes, patterns: reports }, null, 2),
+        );
+      }
       console.error(
         `${repo} ${
           JSON.stringify(pattern.pattern)
