@@ -721,6 +721,8 @@ interface ConcurrentResult {
   daemon_peak_rss_mb: number;
   daemon_max_rss_during_load_mb: number;
   daemon_rss_after_mb: number;
+  /** The daemon's answer-cache counters at the end (repeated identical queries). */
+  daemon_cache: { hits: number; misses: number } | null;
 }
 
 /** The daemon's resident set: current and peak (VmHWM), in bytes. */
@@ -878,6 +880,9 @@ async function benchConcurrent(target: Target, args: BenchArgs): Promise<Concurr
     const refreshResult = await refresh;
     clearInterval(rssTimer);
     const rss = processRss(pid);
+    const finalStatus = await control.request("status").catch(() => null) as
+      | { data: { daemon: { cache: { hits: number; misses: number } } } }
+      | null;
     for (const client of clients) client.close();
     control.close();
     const actions: ConcurrentResult["actions"] = {};
@@ -915,6 +920,7 @@ async function benchConcurrent(target: Target, args: BenchArgs): Promise<Concurr
       daemon_peak_rss_mb: round(rss.peak / MB, 0),
       daemon_max_rss_during_load_mb: round(maxRss / MB, 0),
       daemon_rss_after_mb: round(rss.rss / MB, 0),
+      daemon_cache: finalStatus?.data.daemon.cache ?? null,
     };
   } finally {
     try {
@@ -966,7 +972,10 @@ function printConcurrent(results: ConcurrentResult[]): void {
     console.log(
       `requests ${r.requests}, errors ${r.errors}, throughput ${r.throughput_rps} req/s; ` +
         `daemon RSS peak ${r.daemon_peak_rss_mb} MB (VmHWM, includes the cold index), ` +
-        `max during load ${r.daemon_max_rss_during_load_mb} MB, after ${r.daemon_rss_after_mb} MB`,
+        `max during load ${r.daemon_max_rss_during_load_mb} MB, after ${r.daemon_rss_after_mb} MB; ` +
+        `answer cache ${r.daemon_cache?.hits ?? "?"} hits / ${
+          r.daemon_cache?.misses ?? "?"
+        } misses`,
     );
     for (const sample of r.error_samples) console.log(`  error: ${sample}`);
   }

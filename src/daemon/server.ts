@@ -8,7 +8,9 @@ import type { RefreshProgress } from "../indexer/refresh.ts";
 import { WireError } from "../protocol/errors.ts";
 import { LIMITS, METHODS } from "../protocol/methods.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
-import { runAction } from "../actions/dispatch.ts";
+import { type ActionContext, runAction } from "../actions/dispatch.ts";
+import type { RepositoryStatus } from "../actions/status.ts";
+import type { Envelope } from "../protocol/types.ts";
 import { AnswerCache, executeAction } from "./execute.ts";
 import { QueryPool } from "./query_pool.ts";
 import { encodeFrame, FRAME_LIMITS, FrameTooLarge, readFrames } from "./framing.ts";
@@ -31,8 +33,8 @@ export const SERVER_VERSION = "0.1.0";
 /** Bumped when a method or a message shape changes incompatibly (docs/protocol.md). */
 export const PROTOCOL_VERSION = "1";
 
-/** Actions answered on the main thread (they read its registry); every other runs in a Worker. */
-const ON_MAIN_THREAD = new Set(["status", "refresh", "rebuild"]);
+/** Actions answered on the main thread (they drive its refreshes); every other runs in a Worker. */
+const ON_MAIN_THREAD = new Set(["refresh", "rebuild"]);
 
 /** Every action name a client may call, whether built in this version or not. */
 const ALL_ACTIONS = Object.keys(METHODS);
@@ -472,18 +474,21 @@ export class Daemon {
           scoped.select(checked.repo as string | undefined).every((repo) =>
             scoped.reader(repo).problem === null
           );
-        // Status and refreshes need this thread's registry; a missing or damaged target
-        // falls back here too (its live scan also starts the rebuild on this thread).
+        // Refreshes belong to this thread's registry; a missing or damaged target falls
+        // back here too (its live scan also starts the rebuild on this thread).
         if (!this.#queries || ON_MAIN_THREAD.has(action) || !targetsReady()) {
           return runAction(scoped, action, checked, context);
         }
-        return this.#queries.run({
+        const answer = this.#queries.run({
           epoch,
           workspace: this.#options.workspace,
           agent: grant.agent,
           action,
           params: checked,
         });
+        return action === "status"
+          ? answer.then((e) => withRefreshState(e, scoped, context))
+          : answer;
       },
     });
     return {
@@ -564,4 +569,22 @@ export class Daemon {
       connection.send(notification("$/progress", { id, repo, ...progress }));
     };
   }
+}
+
+/** A status counted in a Worker, with what only this thread knows: running and last refreshes. */
+function withRefreshState(
+  envelope: Envelope,
+  workspace: Workspace,
+  context: ActionContext,
+): Envelope {
+  const data = envelope.data as { repositories?: RepositoryStatus[] } | undefined;
+  for (const status of data?.repositories ?? []) {
+    const repo = workspace.repositories.find((candidate) => candidate.name === status.name);
+    if (!repo) continue;
+    status.refreshing = workspace.refreshing(repo);
+    if (!context.pathRestricted?.(repo.name)) {
+      status.last_refresh = workspace.lastReport(repo) ?? status.last_refresh;
+    }
+  }
+  return envelope;
 }
