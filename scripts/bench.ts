@@ -723,6 +723,17 @@ interface ConcurrentResult {
   daemon_rss_after_mb: number;
   /** The daemon's answer-cache counters at the end (repeated identical queries). */
   daemon_cache: { hits: number; misses: number } | null;
+  /** The machine's 1-minute load average before and after the load (other work included). */
+  load_average: [number | null, number | null];
+  cpus: number;
+}
+
+function loadAverage(): number | null {
+  try {
+    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+  } catch {
+    return null;
+  }
 }
 
 /** The daemon's resident set: current and peak (VmHWM), in bytes. */
@@ -798,7 +809,8 @@ async function benchConcurrent(target: Target, args: BenchArgs): Promise<Concurr
     const coldMs = performance.now() - coldStarted;
     const workspace = await Workspace.open({ directory: tree, cacheDirectory: cache });
     const session = { workspace, repo: workspace.repositories[0] };
-    const queries = pickQueries(session, 40);
+    // Many distinct identifiers, so that the answer cache rarely answers (its hits are reported).
+    const queries = pickQueries(session, 2000);
     const changed = editableFiles(
       session,
       Math.max(200, Math.round(cold.data.reports[0].files / 10)),
@@ -843,15 +855,17 @@ async function benchConcurrent(target: Target, args: BenchArgs): Promise<Concurr
       return null;
     });
     const paramsFor = (action: string, i: number): Record<string, unknown> => {
-      const query = queries[i % Math.max(1, queries.length)] ?? "main";
+      const query = queries[(i * 7919) % Math.max(1, queries.length)] ?? "main";
       if (action === "status") return {};
       if (action === "search" || action === "symbols") return { query, limit: 10 };
       if (action === "grep") return { pattern: `${query}($$$ARGS)` };
       return { symbol: query };
     };
-    await Promise.all(clients.map(async (client, c) => {
-      let i = c * 7;
+    const loadBefore = loadAverage();
+    let issued = 0;
+    await Promise.all(clients.map(async (client) => {
       while (performance.now() < stopAt) {
+        const i = issued++;
         const action = args.mix[i % args.mix.length];
         const bucket = samples.get(action)!;
         const during = refreshing;
@@ -873,9 +887,9 @@ async function benchConcurrent(target: Target, args: BenchArgs): Promise<Concurr
             );
           }
         }
-        i++;
       }
     }));
+    const loadAfter = loadAverage();
     const loadMs = performance.now() - loadStarted;
     const refreshResult = await refresh;
     clearInterval(rssTimer);
@@ -921,6 +935,8 @@ async function benchConcurrent(target: Target, args: BenchArgs): Promise<Concurr
       daemon_max_rss_during_load_mb: round(maxRss / MB, 0),
       daemon_rss_after_mb: round(rss.rss / MB, 0),
       daemon_cache: finalStatus?.data.daemon.cache ?? null,
+      load_average: [loadBefore, loadAfter],
+      cpus: navigator.hardwareConcurrency,
     };
   } finally {
     try {
@@ -976,6 +992,10 @@ function printConcurrent(results: ConcurrentResult[]): void {
         `answer cache ${r.daemon_cache?.hits ?? "?"} hits / ${
           r.daemon_cache?.misses ?? "?"
         } misses`,
+    );
+    console.log(
+      `machine: ${r.cpus} CPUs, 1-min load average ${r.load_average[0]} before / ` +
+        `${r.load_average[1]} after the load (other processes included)`,
     );
     for (const sample of r.error_samples) console.log(`  error: ${sample}`);
   }
