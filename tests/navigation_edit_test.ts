@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { runAction } from "../src/actions/dispatch.ts";
 import type { Envelope } from "../src/protocol/types.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
-import { tempCache } from "./_helpers.ts";
+import { git, tempCache, writeFiles } from "./_helpers.ts";
 import { APP, UI, writeWorkspaceFixture } from "./_workspace_fixture.ts";
 
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
@@ -30,6 +30,26 @@ Deno.test("callers survive an edit of the callee's file; a rename leaves them un
     await t.step("before the edit", async () => {
       const callers = await run("callers", { symbol: "formatDate", repo: "ui" });
       assertEquals(sites(callers), ["app:src/main.ts:9 src/main.main"]);
+    });
+
+    await t.step("the rows a request reads follow the answer, not the workspace", async () => {
+      const before = await run("callers", { symbol: "formatDate", repo: "ui", depth: 3 });
+      const unrelated: Record<string, string> = {};
+      for (let i = 0; i < 60; i++) {
+        unrelated[`src/gen/mod${i}.ts`] = `import { helper${i + 1} } from "./mod${i + 1}";\n` +
+          `export function helper${i}(): number {\n  return helper${i + 1}() + ${i};\n}\n`;
+      }
+      writeFiles(repos.app, unrelated);
+      git(repos.app, "add", "src/gen");
+      git(repos.app, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "unrelated");
+      for (const repo of workspace.repositories) await workspace.refresh(repo);
+      const indexed = await run("symbols", { query: "helper59", repo: "app" });
+      assertEquals(indexed.results.length, 1);
+      const after = await run("callers", { symbol: "formatDate", repo: "ui", depth: 3 });
+      nodeAssert.ok(sites(after).length > 0);
+      assertEquals(sites(after), sites(before));
+      const rows = (envelope: Envelope) => (envelope.data as { rows_read: number }).rows_read;
+      assertEquals(rows(after), rows(before));
     });
 
     await t.step("edit only the callee's file (rename nothing), refresh", async () => {
