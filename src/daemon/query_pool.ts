@@ -3,6 +3,13 @@ import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { QueryJob, QueryReply } from "./query_worker.ts";
 
+/**
+ * Lookups that answer from one indexed table in milliseconds; they go ahead of
+ * ranked and graph queries in the queue (shortest job first), so a burst of
+ * searches does not starve a status check.
+ */
+const QUICK_ACTIONS: ReadonlySet<string> = new Set(["status", "symbols"]);
+
 /** How long one query may occupy a Worker before the Worker is replaced. */
 export const QUERY_TIMEOUT_MS = 120_000;
 
@@ -13,8 +20,10 @@ interface Slot {
 
 export class QueryPool {
   readonly #slots: Slot[] = [];
+  readonly #quick: { job: Omit<QueryJob, "id">; resolve: (reply: QueryReply) => void }[] = [];
   readonly #queue: { job: Omit<QueryJob, "id">; resolve: (reply: QueryReply) => void }[] = [];
   #nextId = 1;
+  #quickRun = 0;
   #closed = false;
 
   constructor(size = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4))) {
@@ -25,7 +34,7 @@ export class QueryPool {
   async run(job: Omit<QueryJob, "id">): Promise<Envelope> {
     if (this.#closed) throw new WireError("IndexBusy", "The daemon is shutting down");
     const reply = await new Promise<QueryReply>((resolve) => {
-      this.#queue.push({ job, resolve });
+      (QUICK_ACTIONS.has(job.action) ? this.#quick : this.#queue).push({ job, resolve });
       this.#pump();
     });
     if ("envelope" in reply) return reply.envelope;
@@ -79,8 +88,13 @@ export class QueryPool {
 
   #pump(): void {
     for (const slot of this.#slots) {
-      if (slot.busy || this.#queue.length === 0) continue;
-      const { job, resolve } = this.#queue.shift()!;
+      if (slot.busy) continue;
+      // Quick lookups first, but never more than four in a row while a query waits.
+      const quickTurn = this.#quick.length > 0 && (this.#quickRun < 4 || this.#queue.length === 0);
+      const next = quickTurn ? this.#quick.shift() : this.#queue.shift() ?? this.#quick.shift();
+      this.#quickRun = quickTurn ? this.#quickRun + 1 : 0;
+      if (!next) return;
+      const { job, resolve } = next;
       const timer = setTimeout(
         () =>
           this.#replace(
