@@ -1,13 +1,17 @@
 ; C (tree-sitter-c as shipped by tree-sitter-wasms 0.1.13).
 ; Names are global; struct/union members are Type.member. Headers (.h) are parsed as C++.
 
-; functions (definitions; prototypes are declarations, not definitions)
-(function_definition
+; functions (definitions; prototypes are declarations, not definitions). A header split by
+; #ifdef can misparse a statement as a definition named `if`: keywords are never names.
+((function_definition
   declarator: (function_declarator declarator: (identifier) @name)) @definition.function
-(function_definition
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
+((function_definition
   declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
-(function_definition
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
+((function_definition
   declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
 
 ; types: tagged structs/unions/enums with a body, typedefs
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
@@ -61,7 +65,9 @@
 (parameter_declaration type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
 (field_declaration type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
 (declaration type: [(type_identifier) (struct_specifier name: (_) @name !body) (union_specifier name: (_) @name !body) (enum_specifier name: (_) @name !body)] @name @reference.type_of)
+((function_definition type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
 (function_definition type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
 
 ; other type uses (plain references)
 (type_definition type: [(type_identifier) (struct_specifier name: (_) @name !body)] @name @reference.type_use)

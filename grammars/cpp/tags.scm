@@ -11,27 +11,34 @@
 (union_specifier name: (type_identifier) @name body: (_)) @definition.union
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 
-; function definitions: plain, returning pointers/references, with written scopes
-(function_definition
+; function definitions: plain, returning pointers/references, with written scopes (a header split
+; by #ifdef can misparse a statement as a definition named `if`: keywords are never names)
+((function_definition
   declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)
+    (function_declarator declarator: (template_function name: (identifier) @name))
     (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name))
     (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name))
   ]) @definition.function
-(function_definition
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
+((function_definition
   declarator: [
     (function_declarator declarator: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name) @scope)
+    (function_declarator declarator: (qualified_identifier name: (template_function name: (identifier) @name)) @scope)
     (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name) @scope))
     (reference_declarator (function_declarator declarator: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name) @scope))
   ]) @definition.function
-(function_definition
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
+((function_definition
   declarator: [
     (function_declarator declarator: (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)) @scope)
     (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)) @scope))
     (reference_declarator (function_declarator declarator: (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)) @scope))
   ]) @definition.function
-(function_definition
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
+((function_definition
   declarator: (function_declarator declarator: (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name))) @scope)) @definition.function
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
 
 ; member function declarations inside a class body (constructors, virtual and pure members)
 (field_declaration_list
@@ -113,8 +120,12 @@
 (field_declaration type: (template_type name: (_) @name @reference.type_of))
 (declaration type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
 (declaration type: (template_type name: (_) @name @reference.type_of))
+((function_definition type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
 (function_definition type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
+((function_definition type: (template_type name: (_) @name @reference.type_of))
 (function_definition type: (template_type name: (_) @name @reference.type_of))
+  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
 
 ; other type uses (plain references)
 (template_argument_list (type_descriptor type: [(type_identifier) (qualified_identifier)] @name @reference.type_use))

@@ -133,3 +133,28 @@
 (default_parameter value: (identifier) @name @reference.identifier)
 (typed_default_parameter value: (identifier) @name @reference.identifier)
 (decorator (identifier) @name @reference.identifier)
+
+; writes: assignments to attributes (receiver kept) and names declared global in a function
+(assignment
+  left: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.write)
+(augmented_assignment
+  left: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.write)
+(assignment
+  left: (pattern_list (attribute object: (_) @receiver attribute: (identifier) @name) @reference.write))
+(global_statement (identifier) @name @reference.write)
+(nonlocal_statement (identifier) @name @reference.write)
+
+; reads: attribute accesses that are not callees or assignment targets
+(argument_list (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(assignment right: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(augmented_assignment right: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(return_statement (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(binary_operator (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(comparison_operator (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(boolean_operator (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(not_operator argument: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(if_statement condition: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(subscript value: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(for_statement right: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)
+(interpolation expression: (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read)

@@ -315,3 +315,26 @@
     (export_specifier
       name: (identifier) @name @reference.identifier))
   !source)
+
+; writes: assignments to members (receiver kept) and to names
+(assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.write)
+(augmented_assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.write)
+(update_expression
+  argument: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.write)
+(assignment_expression left: (identifier) @name @reference.write)
+(augmented_assignment_expression left: (identifier) @name @reference.write)
+(update_expression argument: (identifier) @name @reference.write)
+
+; reads: member accesses that are not callees or assignment targets
+(arguments (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(variable_declarator value: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(assignment_expression right: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(return_statement (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(binary_expression (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(template_substitution (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(ternary_expression condition: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(if_statement condition: (parenthesized_expression (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read))
+(pair value: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+(array (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)

@@ -74,6 +74,8 @@ const RELATION_KINDS: Record<string, string> = {
 
 interface Definition {
   node: Node;
+  /** `node.endIndex`, read once (each read crosses into wasm). */
+  end: number;
   nameNode: Node;
   kind: string;
   doc: string | null;
@@ -88,6 +90,8 @@ interface Definition {
 
 interface Reference {
   node: Node;
+  /** `node.endIndex`, read once. */
+  end: number;
   kind: string;
   name: string;
   receiver: string | null;
@@ -139,7 +143,8 @@ export function extractStructure(options: {
   const references: Reference[] = [];
   // Two patterns may describe the same import binding; it is stored once.
   const seenImports = new Set<string>();
-  let declaredModule: string | null = null;
+  // Chained package clauses (Scala `package a.b` then `package c`) are joined in source order.
+  const declaredModules: Node[] = [];
   for (const match of matches) {
     let outer: Node | null = null;
     let outerName = "";
@@ -155,8 +160,11 @@ export function extractStructure(options: {
       const name = capture.name;
       if (name === "name") nameNode = capture.node;
       else if (name === "scope") scope = capture.node;
-      else if (name === "module") declaredModule ??= capture.node.text;
-      else if (name === "receiver") receiver = capture.node;
+      else if (name === "module") {
+        if (!declaredModules.some((node) => node.startIndex === capture.node.startIndex)) {
+          declaredModules.push(capture.node);
+        }
+      } else if (name === "receiver") receiver = capture.node;
       else if (name === "doc") doc = capture.node;
       else if (name === "import.module") modules.push(capture.node);
       else if (name === "import.name") importName = capture.node;
@@ -182,6 +190,7 @@ export function extractStructure(options: {
       seenImports.add(key);
       references.push({
         node: outer,
+        end: outer.endIndex,
         kind: "imports",
         name: target,
         receiver: null,
@@ -191,10 +200,12 @@ export function extractStructure(options: {
     } else if (outerName.startsWith("definition.")) {
       if (!nameNode || nameNode.text === "") continue;
       // One declaration may define several names (`var a, b int`): each is a symbol.
-      const key = `${outer.startIndex}:${outer.endIndex}:${nameNode.startIndex}`;
+      const end = outer.endIndex;
+      const key = `${outer.startIndex}:${end}:${nameNode.startIndex}`;
       if (definitions.has(key)) continue;
       definitions.set(key, {
         node: outer,
+        end,
         nameNode,
         kind: outerName.slice("definition.".length),
         doc: doc ? firstSentence(doc.text) : null,
@@ -210,6 +221,7 @@ export function extractStructure(options: {
       const refKind = outerName.slice("reference.".length);
       references.push({
         node: outer,
+        end: outer.endIndex,
         kind: RELATION_KINDS[refKind] ?? "references",
         name: nameNode.text,
         receiver: receiver ? clip(receiver.text, 200) : null,
@@ -220,12 +232,14 @@ export function extractStructure(options: {
   }
 
   const ordered = [...definitions.values()].sort((a, b) =>
-    a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex
+    a.node.startIndex - b.node.startIndex || b.end - a.end
   );
   if (ordered.length > LIMITS.symbols) {
     diagnostics.push(`limit: kept the first ${LIMITS.symbols} of ${ordered.length} definitions`);
     ordered.length = LIMITS.symbols;
   }
+  const declaredModule = declaredModules.length === 0 ? null : declaredModules
+    .sort((a, b) => a.startIndex - b.startIndex).map((node) => node.text).join(rules.separator);
   const symbols = nameDefinitions(ordered, path, rules, declaredModule);
   const relations = relationRows(references, ordered, diagnostics);
   const chunks = structureChunks(text, path, ordered);
@@ -262,7 +276,7 @@ function nameDefinitions(
   const kept: Definition[] = [];
   for (const def of ordered) {
     while (
-      stack.length > 0 && (stack[stack.length - 1].node.endIndex <= def.node.startIndex ||
+      stack.length > 0 && (stack[stack.length - 1].end <= def.node.startIndex ||
         sameNode(stack[stack.length - 1], def))
     ) {
       stack.pop();
@@ -291,6 +305,7 @@ function nameDefinitions(
     stack.push(def);
     kept.push(def);
     const start = declarationStart(def.node);
+    const endPosition = def.node.endPosition;
     rows.push({
       id: def.id,
       name: def.nameNode.text,
@@ -298,8 +313,8 @@ function nameDefinitions(
       kind: def.kind,
       start_line: start.row + 1,
       start_col: start.column + 1,
-      end_line: def.node.endPosition.row + 1,
-      end_col: def.node.endPosition.column + 1,
+      end_line: endPosition.row + 1,
+      end_col: endPosition.column + 1,
       signature: signatureOf(def.node),
       doc: def.doc ?? precedingDoc(def.node),
       parent_id: parent ? parent.id : null,
@@ -313,7 +328,7 @@ function nameDefinitions(
 
 /** Names declared together share their declaration node: they are siblings, not nested. */
 function sameNode(a: Definition, b: Definition): boolean {
-  return a.node.startIndex === b.node.startIndex && a.node.endIndex === b.node.endIndex;
+  return a.node.startIndex === b.node.startIndex && a.end === b.end;
 }
 
 function relationRows(
@@ -325,7 +340,7 @@ function relationRows(
   // A node captured as a call, import or base class is not also a plain reference.
   const stronger = new Set(
     references.filter((ref) => ref.kind !== "references").map((ref) =>
-      `${ref.node.startIndex}:${ref.node.endIndex}`
+      `${ref.node.startIndex}:${ref.end}`
     ),
   );
   const rows: RelationRow[] = [];
@@ -336,18 +351,18 @@ function relationRows(
     const at = ref.node.startIndex;
     while (next < definitions.length && definitions[next].node.startIndex <= at) {
       const def = definitions[next++];
-      while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= def.node.startIndex) {
+      while (stack.length > 0 && stack[stack.length - 1].end <= def.node.startIndex) {
         stack.pop();
       }
       // Names declared together: references inside belong to the first of them.
       if (stack.length === 0 || !sameNode(stack[stack.length - 1], def)) stack.push(def);
     }
-    while (stack.length > 0 && stack[stack.length - 1].node.endIndex <= at) stack.pop();
+    while (stack.length > 0 && stack[stack.length - 1].end <= at) stack.pop();
     const owner = stack.length > 0 ? stack[stack.length - 1] : null;
     // A definition's own name is not a reference to it.
     if (ref.kind === "references" && owner && owner.nameNode.startIndex === at) continue;
     if (ref.kind === "references") {
-      if (stronger.has(`${ref.node.startIndex}:${ref.node.endIndex}`)) continue;
+      if (stronger.has(`${ref.node.startIndex}:${ref.end}`)) continue;
       const key = `${owner?.id ?? ""}\0${ref.name}`;
       if (seenReferences.has(key)) continue;
       seenReferences.add(key);
@@ -356,6 +371,7 @@ function relationRows(
       diagnostics.push(`limit: kept the first ${LIMITS.relations} relations`);
       break;
     }
+    const endPosition = ref.node.endPosition;
     rows.push({
       kind: ref.kind,
       from_symbol: owner ? owner.id : null,
@@ -365,8 +381,8 @@ function relationRows(
       alias: ref.alias,
       start_line: ref.node.startPosition.row + 1,
       start_col: ref.node.startPosition.column + 1,
-      end_line: ref.node.endPosition.row + 1,
-      end_col: ref.node.endPosition.column + 1,
+      end_line: endPosition.row + 1,
+      end_col: endPosition.column + 1,
     });
   }
   return rows;

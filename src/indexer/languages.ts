@@ -38,6 +38,11 @@ export interface GrammarLanguage {
   filenames?: string[];
   queries: string[];
   rules: LanguageRules;
+  /**
+   * Imported functions of the wasm renamed before loading, for grammars built against libc
+   * functions web-tree-sitter does not export (tree-sitter-bash's `isalpha` → `iswalpha`).
+   */
+  wasmImportAliases?: Record<string, string>;
 }
 
 /** A search-only text language from `grammars/text.json`. */
@@ -117,4 +122,93 @@ export function parserIdentity(table: LanguageTable, language: string | null): s
   if (grammar) return `tree-sitter:${grammar.wasm}`;
   const textLanguage = language ? table.text.get(language) : undefined;
   return `text:${textLanguage?.chunking ?? "lines"}`;
+}
+
+/** The wasm bytes of a grammar, with its `wasmImportAliases` applied. */
+export function readGrammarWasm(grammar: GrammarLanguage): Uint8Array {
+  const bytes = Deno.readFileSync(join(WASM_DIR, grammar.wasm));
+  return grammar.wasmImportAliases ? renameWasmImports(bytes, grammar.wasmImportAliases) : bytes;
+}
+
+/**
+ * A copy of a wasm module whose imported names are renamed per `aliases`; only the import
+ * section (id 2) is rewritten, every other section is copied as is.
+ */
+export function renameWasmImports(
+  bytes: Uint8Array,
+  aliases: Record<string, string>,
+): Uint8Array {
+  const readLeb = (at: number): [value: number, next: number] => {
+    let value = 0;
+    let shift = 0;
+    let pos = at;
+    for (;;) {
+      const byte = bytes[pos++];
+      value |= (byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return [value >>> 0, pos];
+      shift += 7;
+    }
+  };
+  const leb = (value: number): number[] => {
+    const out: number[] = [];
+    do {
+      let byte = value & 0x7f;
+      value >>>= 7;
+      if (value !== 0) byte |= 0x80;
+      out.push(byte);
+    } while (value !== 0);
+    return out;
+  };
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const parts: Uint8Array[] = [bytes.subarray(0, 8)];
+  let pos = 8;
+  while (pos < bytes.length) {
+    const id = bytes[pos];
+    const [size, bodyStart] = readLeb(pos + 1);
+    const bodyEnd = bodyStart + size;
+    if (id !== 2) {
+      parts.push(bytes.subarray(pos, bodyEnd));
+      pos = bodyEnd;
+      continue;
+    }
+    // Import section: count, then (module name, field name, kind, description) entries.
+    const body: number[] = [];
+    let [count, at] = readLeb(bodyStart);
+    body.push(...leb(count));
+    while (count-- > 0) {
+      for (let part = 0; part < 2; part++) {
+        const [length, start] = readLeb(at);
+        let name = decoder.decode(bytes.subarray(start, start + length));
+        if (part === 1 && Object.hasOwn(aliases, name)) name = aliases[name];
+        const encoded = encoder.encode(name);
+        body.push(...leb(encoded.length), ...encoded);
+        at = start + length;
+      }
+      const kind = bytes[at];
+      let end = at + 1;
+      if (kind === 0) end = readLeb(end)[1]; // function: type index
+      else if (kind === 1) { // table: element type, limits
+        const flags = bytes[end + 1];
+        end = readLeb(end + 2)[1];
+        if (flags & 1) end = readLeb(end)[1];
+      } else if (kind === 2) { // memory: limits
+        const flags = bytes[end];
+        end = readLeb(end + 1)[1];
+        if (flags & 1) end = readLeb(end)[1];
+      } else if (kind === 3) end += 2; // global: type, mutability
+      else throw new RangeError(`Cannot rename wasm imports: unknown import kind ${kind}`);
+      for (let i = at; i < end; i++) body.push(bytes[i]);
+      at = end;
+    }
+    parts.push(new Uint8Array([2, ...leb(body.length), ...body]));
+    pos = bodyEnd;
+  }
+  const out = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }

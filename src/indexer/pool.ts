@@ -3,11 +3,10 @@ import {
   type GrammarLanguage,
   type LanguageTable,
   readGrammarQueries,
-  WASM_DIR,
+  readGrammarWasm,
 } from "./languages.ts";
 import type { ParseJob, ParseReply } from "./parse_types.ts";
 import type { WorkerInit } from "./parse_worker.ts";
-import { join } from "node:path";
 
 /** Seconds one file may take before its Worker is replaced and the file recorded as failed. */
 export const PARSE_TIMEOUT_MS = 30_000;
@@ -124,7 +123,7 @@ function workerInit(table: LanguageTable): WorkerInit {
   if (cachedInit) return cachedInit;
   const grammars = [...table.grammars.values()].map((grammar: GrammarLanguage) => ({
     language: grammar.language,
-    wasm: Deno.readFileSync(join(WASM_DIR, grammar.wasm)),
+    wasm: readGrammarWasm(grammar),
     query: readGrammarQueries(grammar),
     rules: grammar.rules,
   }));
