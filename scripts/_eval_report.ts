@@ -26,6 +26,14 @@ export function formatReport(report: EvalReport, dataset: string): string {
   for (const [name, summary] of Object.entries(report.summaries)) {
     lines.push(`| ${name} | ${COLUMNS.map(([key]) => show(summary[key])).join(" | ")} |`);
   }
+  lines.push("", "confidence: answers with the gold file first / answers, per label");
+  for (const [name, byLabel] of Object.entries(report.calibration ?? {})) {
+    const cells = ["reliable", "candidate", "weak"].map((label) => {
+      const entry = byLabel[label];
+      return `${label} ${entry ? `${entry.goldFirst}/${entry.answers}` : "0/0"}`;
+    });
+    lines.push(`- ${name}: ${cells.join(", ")}`);
+  }
   const search = Object.entries(report.timings_ms.search).map(([name, ms]) =>
     `${name} ${Math.round(ms / Math.max(1, report.rows))} ms/query`
   ).join(", ");

@@ -72,11 +72,16 @@ export interface QueryResult {
   scores: Record<string, QueryScore>;
   /** Top files per strategy, for reading what went wrong. */
   top: Record<string, string[]>;
+  /** The confidence label each strategy gave, and the features it came from. */
+  confidence: Record<string, string>;
+  features: Record<string, unknown>;
 }
 
 export interface EvalReport {
   rows: number;
   summaries: Record<string, Summary>;
+  /** Per strategy and confidence label: answers given, and how many had a gold file first. */
+  calibration: Record<string, Record<string, { answers: number; goldFirst: number }>>;
   queries: QueryResult[];
   timings_ms: { refresh: number; search: Record<string, number>; baseline: number };
 }
@@ -123,6 +128,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
             commit,
             scores: {},
             top: {},
+            confidence: {},
+            features: {},
           };
           const gold = {
             files: row.gold_files,
@@ -154,6 +161,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
               tokens: Math.ceil(hit.snippet.length / 4),
             }));
             result.scores[label] = scoreQuery(items, gold);
+            result.confidence[label] = answer.provenance.confidence;
+            result.features[label] = (answer.data as { confidence_features?: unknown } | undefined)
+              ?.confidence_features;
             result.top[label] = [...new Set(items.map((item) => item.path))].slice(0, 5);
           }
           if (baseline) {
@@ -189,7 +199,19 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   }
   timings.refresh = Math.round(timings.refresh);
   timings.baseline = Math.round(timings.baseline);
-  return { rows: queries.length, summaries, queries, timings_ms: timings };
+  const calibration: EvalReport["calibration"] = {};
+  for (const name of labels) {
+    if (name === "grep") continue;
+    const byLabel: Record<string, { answers: number; goldFirst: number }> = {};
+    for (const query of queries) {
+      const label = query.confidence[name] ?? "weak";
+      byLabel[label] ??= { answers: 0, goldFirst: 0 };
+      byLabel[label].answers++;
+      if (query.scores[name].reciprocalRank === 1) byLabel[label].goldFirst++;
+    }
+    calibration[name] = byLabel;
+  }
+  return { rows: queries.length, summaries, calibration, queries, timings_ms: timings };
 }
 
 /** Finds each gold function (`path:Qualified.name`) in the index: its lines, or null. */

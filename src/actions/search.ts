@@ -9,7 +9,7 @@ import type { Confidence, Envelope, ResultHit, SourceKind } from "../protocol/ty
 import { readMeta } from "../store/target.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import { lexicalMatches, selectTerms } from "../search/lexical.ts";
-import { confidenceOf } from "../search/confidence.ts";
+import { confidenceFeatures, confidenceOf } from "../search/confidence.ts";
 import {
   isDocPath,
   type RankChunk,
@@ -189,6 +189,8 @@ export async function search(
     repositories: repositoryStates(workspace, repos),
     limitations: [...new Set(limitations)],
     truncated: ordered.length > results.length,
+    // What the confidence label was computed from, for calibration and for callers that rank.
+    data: { confidence_features: confidenceFeatures(ordered) },
   });
 }
 
@@ -215,6 +217,8 @@ interface QueryVectors {
   hashing: Float32Array;
   provider: { model: string; vector: Float32Array } | null;
   problems: string[];
+  /** Set when some repository answered from provider vectors. */
+  providerUsed?: boolean;
 }
 
 const providerQueryVectors = new Map<string, Float32Array>();
@@ -326,6 +330,7 @@ function rankRepository(
       if (providerIndex.dimensions === provider.vector.length) {
         index = providerIndex;
         query = provider.vector;
+        options.vectors.providerUsed = true;
       } else {
         options.vectors.problems.push(
           `${repo.name}: no '${provider.model}' vectors stored yet; hashing vectors used`,

@@ -54,6 +54,8 @@ export interface RankInput {
 export const RANKING = {
   /** Reciprocal-rank-fusion constant for hybrid. */
   rrfK: 60,
+  /** Weight of the vector list in the fusion (the lexical list weighs 1). */
+  vectorWeight: 1,
   /** How much of a file's second and third chunk adds to its best. */
   secondChunk: 0.2,
   pathTerms: 0.35,
@@ -207,8 +209,9 @@ function baseScores(input: RankInput): Map<number, number> {
   for (const chunk of input.chunks) {
     const l = lexicalRank.get(chunk.id);
     const v = vectorRank.get(chunk.id);
-    const fused = (l === undefined ? 0 : 1 / (k + l)) + (v === undefined ? 0 : 1 / (k + v));
-    scores.set(chunk.id, (fused * (k + 1)) / 2);
+    const fused = (l === undefined ? 0 : 1 / (k + l)) +
+      (v === undefined ? 0 : RANKING.vectorWeight / (k + v));
+    scores.set(chunk.id, (fused * (k + 1)) / (1 + RANKING.vectorWeight));
   }
   return scores;
 }

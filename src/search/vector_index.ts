@@ -43,44 +43,55 @@ export function vectorIndexFor(
   }
   const index = loadVectorIndex(db, options.model, options.generation);
   cache.delete(cacheKey);
-  cache.set(cacheKey, index);
+  // An empty index is not kept: vectors may be stored later without a new generation.
+  if (index.chunkIds.length > 0) cache.set(cacheKey, index);
   while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
   return index;
 }
 
 /** Reads every chunk's vector for a model into the in-memory layout. */
 export function loadVectorIndex(db: DatabaseSync, model: string, generation = 0): VectorIndex {
+  const total = Number(
+    (db.prepare("SELECT count(*) AS n FROM source_chunks").get() as { n: number }).n,
+  );
   const rows = db.prepare(
     `SELECT c.id AS id, c.file_id AS file_id, v.vector AS vector
        FROM source_chunks c JOIN chunk_vectors v
          ON v.content_hash = c.content_hash AND v.model = ?`,
-  ).all(model) as { id: number; file_id: number; vector: Uint8Array }[];
-  const dimensions = rows.length > 0 ? rows[0].vector.byteLength >> 2 : 0;
-  const count = rows.filter((row) => row.vector.byteLength >> 2 === dimensions).length;
-  const index: VectorIndex = {
-    generation,
-    model,
-    dimensions,
-    chunkIds: new Int32Array(count),
-    fileIds: new Int32Array(count),
-    values: new Int8Array(count * dimensions),
-    scales: new Float32Array(count),
-  };
+  ).iterate(model) as Iterable<{ id: number; file_id: number; vector: Uint8Array }>;
+  let dimensions = 0;
+  let chunkIds = new Int32Array(total);
+  let fileIds = new Int32Array(total);
+  let values = new Int8Array(0);
+  let scales = new Float32Array(total);
   let row = 0;
   for (const entry of rows) {
-    if (entry.vector.byteLength >> 2 !== dimensions) continue;
     const vector = vectorFromBytes(entry.vector);
+    if (dimensions === 0) {
+      dimensions = vector.length;
+      values = new Int8Array(total * dimensions);
+    }
+    if (vector.length !== dimensions || row >= total) continue;
     let max = 0;
-    for (const value of vector) max = Math.max(max, Math.abs(value));
+    for (let i = 0; i < dimensions; i++) {
+      const magnitude = Math.abs(vector[i]);
+      if (magnitude > max) max = magnitude;
+    }
     const quantum = max === 0 ? 0 : 127 / max;
     const offset = row * dimensions;
-    for (let i = 0; i < dimensions; i++) index.values[offset + i] = Math.round(vector[i] * quantum);
-    index.scales[row] = max === 0 ? 0 : max / 127;
-    index.chunkIds[row] = entry.id;
-    index.fileIds[row] = entry.file_id;
+    for (let i = 0; i < dimensions; i++) values[offset + i] = Math.round(vector[i] * quantum);
+    scales[row] = max === 0 ? 0 : max / 127;
+    chunkIds[row] = entry.id;
+    fileIds[row] = entry.file_id;
     row++;
   }
-  return index;
+  if (row < total) {
+    chunkIds = chunkIds.slice(0, row);
+    fileIds = fileIds.slice(0, row);
+    scales = scales.slice(0, row);
+    values = values.slice(0, row * dimensions);
+  }
+  return { generation, model, dimensions, chunkIds, fileIds, values, scales };
 }
 
 /**
@@ -108,9 +119,17 @@ export function nearestChunks(
       if (!ok) continue;
     }
     const offset = row * dimensions;
-    let sum = 0;
-    for (let i = 0; i < dimensions; i++) sum += values[offset + i] * query[i];
-    const score = sum * scales[row];
+    // Four partial sums: fewer dependent additions per step.
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    let i = 0;
+    for (; i + 4 <= dimensions; i += 4) {
+      s0 += values[offset + i] * query[i];
+      s1 += values[offset + i + 1] * query[i + 1];
+      s2 += values[offset + i + 2] * query[i + 2];
+      s3 += values[offset + i + 3] * query[i + 3];
+    }
+    for (; i < dimensions; i++) s0 += values[offset + i] * query[i];
+    const score = (s0 + s1 + s2 + s3) * scales[row];
     if (score <= floor && topScores.length >= options.limit) continue;
     let at = topScores.length;
     while (at > 0 && topScores[at - 1] < score) at--;
