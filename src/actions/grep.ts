@@ -19,7 +19,7 @@ import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
 import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilter.ts";
 import { type ActionContext, visibleRepositories } from "./context.ts";
-import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
+import { envelope, repositoryStates } from "./envelope.ts";
 
 export interface GrepParams {
   pattern: string;
@@ -438,6 +438,15 @@ function positionOf(lines: number[], offset: number): { line: number; col: numbe
   return { line: low + 1, col: offset - lines[low] + 1 };
 }
 
+/** Lines `start..end` (1-based) of a text, at most 40, as `sliceLines` cuts them, without a split. */
+function snippetOf(text: string, lines: number[], start: number, end: number): string {
+  const last = Math.min(end, start + SNIPPET_LINES - 1, lines.length);
+  const to = last < lines.length ? lines[last] - 1 : text.length;
+  return text.slice(lines[start - 1], Math.max(lines[start - 1], to));
+}
+
+const SNIPPET_LINES = 40;
+
 interface Range {
   start_line: number;
   start_col: number;
@@ -486,7 +495,7 @@ function toHit(
     language: file.language.language,
     source_kind: "local",
     score: 1,
-    snippet: sliceLines(file.text, range.start_line, range.end_line),
+    snippet: snippetOf(file.text, file.lines, range.start_line, range.end_line),
     bindings: captured,
   };
 }
