@@ -1,6 +1,6 @@
 /** Bash: definitions, relations, ids and syntax errors through the public surface. */
 import assert from "node:assert/strict";
-import { checkFixture } from "./_lang_fixture.ts";
+import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
 import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 const SOURCE = `#!/usr/bin/env bash
@@ -87,5 +87,17 @@ Deno.test("bash: a symbol's id survives an edit above it", async () => {
     const after = (await run("symbols", { query: "total" })).results[0];
     assert.equal(after.start_line, before.start_line + 4);
     assert.equal(after.symbol_id, before.symbol_id);
+  });
+});
+
+Deno.test("bash: a long function splits and keeps its comment", async () => {
+  const body = Array.from({ length: 120 }, (_, i) => `  value${i}=$(compute ${i} "padding text")`)
+    .join("\n");
+  await checkChunkBoundaries({
+    path: "long.sh",
+    source: `#!/bin/sh\n\n# Does a lot.\nrun() {\n${body}\n}\n`,
+    symbol: "run",
+    firstLine: 3,
+    bodyLine: 4,
   });
 });

@@ -1,6 +1,6 @@
 /** Kotlin: definitions, relations, ids and syntax errors through the public surface. */
 import assert from "node:assert/strict";
-import { checkFixture } from "./_lang_fixture.ts";
+import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
 import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 const SOURCE = `package com.example.shop
@@ -140,5 +140,23 @@ Deno.test("kotlin: a symbol's id survives an edit above it", async () => {
     const after = (await run("symbols", { query: "total" })).results[0];
     assert.equal(after.start_line, before.start_line + 3);
     assert.equal(after.symbol_id, before.symbol_id);
+  });
+});
+
+// Ignored until the extractor keeps this comment with its definition (extract_requests L2-6).
+Deno.test({
+  name: "kotlin: a long function splits and keeps its KDoc and annotation",
+  ignore: true,
+}, async () => {
+  const body = Array.from(
+    { length: 120 },
+    (_, i) => `    val value${i} = compute(${i}, "padding text")`,
+  ).join("\n");
+  await checkChunkBoundaries({
+    path: "Long.kt",
+    source: `package p\n\n/** Does a lot. */\n@Suppress("unused")\nfun run() {\n${body}\n}\n`,
+    symbol: "p.run",
+    firstLine: 3,
+    bodyLine: 5,
   });
 });

@@ -1,6 +1,6 @@
 /** PHP: definitions, relations, ids and syntax errors through the public surface. */
 import assert from "node:assert/strict";
-import { checkFixture } from "./_lang_fixture.ts";
+import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
 import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 const SOURCE = `<?php
@@ -143,5 +143,20 @@ Deno.test("php: a symbol's id survives an edit above it", async () => {
     const after = (await run("symbols", { query: "total" })).results[0];
     assert.equal(after.start_line, before.start_line + 3);
     assert.equal(after.symbol_id, before.symbol_id);
+  });
+});
+
+Deno.test("php: a long method splits and keeps its doc comment and attribute", async () => {
+  const body = Array.from(
+    { length: 120 },
+    (_, i) => `        $value${i} = compute(${i}, "padding text");`,
+  ).join("\n");
+  await checkChunkBoundaries({
+    path: "Long.php",
+    source:
+      `<?php\nclass Long\n{\n    /** Does a lot. */\n    #[Pure]\n    public function run(): void\n    {\n${body}\n    }\n}\n`,
+    symbol: "Long::run",
+    firstLine: 4,
+    bodyLine: 6,
   });
 });

@@ -1,6 +1,6 @@
 /** Ruby: definitions, relations, ids and syntax errors through the public surface. */
 import assert from "node:assert/strict";
-import { checkFixture } from "./_lang_fixture.ts";
+import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
 import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 const SOURCE = `require "json"
@@ -128,5 +128,20 @@ Deno.test("ruby: a symbol's id survives an edit above it", async () => {
     const after = (await run("symbols", { query: "total" })).results[0];
     assert.equal(after.start_line, before.start_line + 4);
     assert.equal(after.symbol_id, before.symbol_id);
+  });
+});
+
+// Ignored until the extractor keeps this comment with its definition (extract_requests L2-6).
+Deno.test({ name: "ruby: a long method splits and keeps its comment", ignore: true }, async () => {
+  const body = Array.from(
+    { length: 120 },
+    (_, i) => `    value${i} = compute(${i}, "padding text")`,
+  ).join("\n");
+  await checkChunkBoundaries({
+    path: "lib/long.rb",
+    source: `class Long\n  # Does a lot.\n  def run\n${body}\n  end\nend\n`,
+    symbol: "Long.run",
+    firstLine: 2,
+    bodyLine: 3,
   });
 });

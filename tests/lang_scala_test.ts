@@ -1,6 +1,6 @@
 /** Scala: definitions, relations, ids and syntax errors through the public surface. */
 import assert from "node:assert/strict";
-import { checkFixture } from "./_lang_fixture.ts";
+import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
 import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 const SOURCE = `package com.example.shop
@@ -121,5 +121,20 @@ Deno.test("scala: a symbol's id survives an edit above it", async () => {
     const after = (await run("symbols", { query: "total" })).results[0];
     assert.equal(after.start_line, before.start_line + 3);
     assert.equal(after.symbol_id, before.symbol_id);
+  });
+});
+
+Deno.test("scala: a long method splits and keeps its Scaladoc and annotation", async () => {
+  const body = Array.from(
+    { length: 120 },
+    (_, i) => `    val value${i} = compute(${i}, "padding text")`,
+  ).join("\n");
+  await checkChunkBoundaries({
+    path: "Long.scala",
+    source:
+      `package p\n\nobject Long {\n  /** Does a lot. */\n  @inline\n  def run(): Unit = {\n${body}\n  }\n}\n`,
+    symbol: "p.Long.run",
+    firstLine: 4,
+    bodyLine: 6,
   });
 });

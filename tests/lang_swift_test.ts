@@ -1,6 +1,6 @@
 /** Swift: definitions, relations, ids and syntax errors through the public surface. */
 import assert from "node:assert/strict";
-import { checkFixture } from "./_lang_fixture.ts";
+import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
 import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 const SOURCE = `import Foundation
@@ -128,5 +128,19 @@ Deno.test("swift: a symbol's id survives an edit above it", async () => {
     const after = (await run("symbols", { query: "total" })).results[0];
     assert.equal(after.start_line, before.start_line + 3);
     assert.equal(after.symbol_id, before.symbol_id);
+  });
+});
+
+Deno.test("swift: a long function splits and keeps its doc comment and attribute", async () => {
+  const body = Array.from(
+    { length: 120 },
+    (_, i) => `    let value${i} = compute(${i}, "padding text")`,
+  ).join("\n");
+  await checkChunkBoundaries({
+    path: "Long.swift",
+    source: `/// Does a lot.\n@discardableResult\nfunc run() -> Int {\n${body}\n    return 0\n}\n`,
+    symbol: "run",
+    firstLine: 1,
+    bodyLine: 3,
   });
 });
