@@ -26,9 +26,11 @@
  * - Throughput: every file of the language is parsed and extracted
  *   sequentially in this process with the code a parse Worker runs
  *   (tree-sitter parse + `extractStructure`: query, names, relations,
- *   chunks); MB/s = UTF-8 bytes / 10^6 / seconds: one Worker's rate.
+ *   chunks); MB/s = UTF-8 bytes / 10^6 / wall seconds: one Worker's rate; MB/cpu-s
+ *   divides by this process's CPU seconds instead (fairer when the machine is loaded).
  */
 import { parseArgs } from "node:util";
+import { cpuUsage } from "node:process";
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Language, Parser, Query } from "web-tree-sitter";
@@ -91,6 +93,8 @@ interface LanguageReport {
   missing_sample: string[];
   extra_sample: string[];
   mb_per_s: number | null;
+  /** MB per CPU second of this process over the same pass. */
+  mb_per_cpu_s: number | null;
   parse_seconds: number | null;
   note: string | null;
 }
@@ -166,8 +170,14 @@ async function indexWithSextant(root: string): Promise<{
 
 let parserReady: Promise<void> | null = null;
 
-/** Seconds to parse and extract the files one after another, as one Worker does. */
-async function measureThroughput(language: string, files: IndexedFile[]): Promise<number> {
+/**
+ * Wall-clock and CPU seconds to parse and extract the files one after another, as one Worker
+ * does (CPU time is this process's: on a loaded machine it is the fairer per-Worker figure).
+ */
+async function measureThroughput(
+  language: string,
+  files: IndexedFile[],
+): Promise<{ seconds: number; cpuSeconds: number }> {
   parserReady ??= Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
   await parserReady;
   const grammar = loadLanguageTable().grammars.get(language);
@@ -178,16 +188,25 @@ async function measureThroughput(language: string, files: IndexedFile[]): Promis
   const query = new Query(lang, readGrammarQueries(grammar));
   try {
     let seconds = 0;
+    let failures = 0;
+    const cpuBefore = cpuUsage();
     for (const file of files) {
       const started = performance.now();
-      const tree = parser.parse(file.text);
-      if (tree) {
-        extractStructure({ tree, query, text: file.text, path: file.path, rules: grammar.rules });
-        tree.delete();
+      try {
+        const tree = parser.parse(file.text);
+        if (tree) {
+          extractStructure({ tree, query, text: file.text, path: file.path, rules: grammar.rules });
+          tree.delete();
+        }
+      } catch {
+        // A grammar whose wasm fails on some input (reported by the index as a parse error).
+        failures++;
       }
       seconds += (performance.now() - started) / 1000;
     }
-    return seconds;
+    const cpu = cpuUsage(cpuBefore);
+    if (failures > 0) console.error(`${language}: ${failures} file(s) threw while parsing`);
+    return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
   } finally {
     query.delete();
     parser.delete();
@@ -229,14 +248,17 @@ async function compareLanguage(
 ): Promise<LanguageReport> {
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
   const mapping = KIND_MAPPINGS[language];
-  let seconds: number | null = null;
-  if (options.throughput) seconds = await measureThroughput(language, files);
+  const timing = options.throughput ? await measureThroughput(language, files) : null;
+  const seconds = timing?.seconds ?? null;
   const base = {
     language,
     files: files.length,
     bytes,
     files_with_errors: files.filter((file) => errorPaths.has(file.path)).length,
     mb_per_s: seconds ? Math.round((bytes / MB / seconds) * 100) / 100 : null,
+    mb_per_cpu_s: timing?.cpuSeconds
+      ? Math.round((bytes / MB / timing.cpuSeconds) * 100) / 100
+      : null,
     parse_seconds: seconds === null ? null : Math.round(seconds * 1000) / 1000,
   };
   if (!mapping) {
@@ -316,12 +338,19 @@ function ctagsVersion(): string {
 }
 
 function printReport(
-  report: { path: string; commit: string | null; ctags: string; refresh_ms: number },
+  report: {
+    path: string;
+    commit: string | null;
+    ctags: string;
+    refresh_ms: number;
+    load: number[];
+  },
   languages: LanguageReport[],
 ): void {
   const pct = (value: number | null) => value === null ? "-" : value.toFixed(3);
   console.log(`checkout ${report.path} @ ${report.commit ?? "(not git)"}`);
   console.log(`${report.ctags}; Sextant cold refresh ${Math.round(report.refresh_ms)} ms`);
+  console.log(`load average ${report.load.join(" ")}`);
   const header = [
     "language",
     "files",
@@ -345,6 +374,7 @@ function printReport(
     pct(l.recall),
     pct(l.precision),
     l.mb_per_s === null ? "-" : l.mb_per_s.toFixed(2),
+    l.mb_per_cpu_s === null ? "-" : l.mb_per_cpu_s.toFixed(2),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
@@ -400,6 +430,7 @@ async function main(): Promise<void> {
     commit: gitHead(options.path),
     ctags: ctagsVersion(),
     refresh_ms: Math.round(indexed.refreshMs),
+    load: Deno.loadavg().map((n) => Math.round(n * 10) / 10),
   };
   if (options.json) console.log(JSON.stringify({ ...header, languages: reports }, null, 2));
   else printReport(header, reports);
