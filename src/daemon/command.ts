@@ -11,7 +11,8 @@ const USAGE =
                       [--log-format text|json] [--quiet] [--query-workers N]
 socket:  --socket, else $SEXTANT_SOCKET, else $XDG_RUNTIME_DIR/sextant/sextant.sock,
          else <cache dir>/run/sextant.sock
-workers: --query-workers N answers actions in N Workers (default 2; 0: on the main thread)
+workers: --query-workers N answers actions in N Workers plus one for quick lookups
+         (default 2; 0: on the main thread)
 signals: SIGHUP reloads sextant.yml; SIGINT/SIGTERM stop (socket removed)`;
 
 /** Runs the daemon; returns the exit code. */

@@ -4,9 +4,10 @@ import type { Envelope } from "../protocol/types.ts";
 import type { QueryJob, QueryReply } from "./query_worker.ts";
 
 /**
- * Lookups that answer from one indexed table in milliseconds; they go ahead of
- * ranked and graph queries in the queue (shortest job first), so a burst of
- * searches does not starve a status check.
+ * Lookups that answer from one indexed table in milliseconds. They have a
+ * Worker of their own and go ahead of ranked and graph queries in the shared
+ * queue (shortest job first), so a burst of searches never holds up a status
+ * check.
  */
 const QUICK_ACTIONS: ReadonlySet<string> = new Set(["status", "symbols"]);
 
@@ -15,6 +16,8 @@ export const QUERY_TIMEOUT_MS = 120_000;
 
 interface Slot {
   worker: Worker;
+  /** The lane for quick lookups only. */
+  quickOnly: boolean;
   busy: { resolve: (reply: QueryReply) => void; timer: ReturnType<typeof setTimeout> } | null;
 }
 
@@ -26,8 +29,10 @@ export class QueryPool {
   #quickRun = 0;
   #closed = false;
 
+  /** `size` Workers for any action, plus one for quick lookups only. */
   constructor(size = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4))) {
-    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
+    this.#slots.push(this.#spawn(true));
+    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn(false));
   }
 
   /** Runs one action in a Worker; rejects with the action's `WireError`, or an internal error. */
@@ -53,9 +58,9 @@ export class QueryPool {
     this.#slots.length = 0;
   }
 
-  #spawn(): Slot {
+  #spawn(quickOnly: boolean): Slot {
     const worker = new Worker(new URL("./query_worker.ts", import.meta.url), { type: "module" });
-    const slot: Slot = { worker, busy: null };
+    const slot: Slot = { worker, quickOnly, busy: null };
     worker.onmessage = (event: MessageEvent<QueryReply>) => this.#finish(slot, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -78,7 +83,7 @@ export class QueryPool {
     slot.busy = null;
     slot.worker.terminate();
     const index = this.#slots.indexOf(slot);
-    if (index >= 0 && !this.#closed) this.#slots[index] = this.#spawn();
+    if (index >= 0 && !this.#closed) this.#slots[index] = this.#spawn(slot.quickOnly);
     if (busy) {
       clearTimeout(busy.timer);
       busy.resolve({ id: 0, wire: { name, message: why } });
@@ -89,23 +94,34 @@ export class QueryPool {
   #pump(): void {
     for (const slot of this.#slots) {
       if (slot.busy) continue;
+      if (slot.quickOnly) {
+        const quick = this.#quick.shift();
+        if (quick) this.#start(slot, quick);
+        continue;
+      }
       // Quick lookups first, but never more than four in a row while a query waits.
       const quickTurn = this.#quick.length > 0 && (this.#quickRun < 4 || this.#queue.length === 0);
       const next = quickTurn ? this.#quick.shift() : this.#queue.shift() ?? this.#quick.shift();
       this.#quickRun = quickTurn ? this.#quickRun + 1 : 0;
       if (!next) return;
-      const { job, resolve } = next;
-      const timer = setTimeout(
-        () =>
-          this.#replace(
-            slot,
-            "LimitExceeded",
-            `The query ran longer than ${QUERY_TIMEOUT_MS / 1000} s`,
-          ),
-        QUERY_TIMEOUT_MS,
-      );
-      slot.busy = { resolve, timer };
-      slot.worker.postMessage({ ...job, id: this.#nextId++ });
+      this.#start(slot, next);
     }
+  }
+
+  #start(
+    slot: Slot,
+    { job, resolve }: { job: Omit<QueryJob, "id">; resolve: (reply: QueryReply) => void },
+  ): void {
+    const timer = setTimeout(
+      () =>
+        this.#replace(
+          slot,
+          "LimitExceeded",
+          `The query ran longer than ${QUERY_TIMEOUT_MS / 1000} s`,
+        ),
+      QUERY_TIMEOUT_MS,
+    );
+    slot.busy = { resolve, timer };
+    slot.worker.postMessage({ ...job, id: this.#nextId++ });
   }
 }
