@@ -40,7 +40,7 @@ import {
   CORE_WASM,
   loadLanguageTable,
   readGrammarQueries,
-  WASM_DIR,
+  readGrammarWasm,
 } from "../src/indexer/languages.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import {
@@ -182,7 +182,7 @@ async function measureThroughput(
   await parserReady;
   const grammar = loadLanguageTable().grammars.get(language);
   if (!grammar) throw new Error(`no grammar for ${language}`);
-  const lang = await Language.load(Deno.readFileSync(join(WASM_DIR, grammar.wasm)));
+  const lang = await Language.load(readGrammarWasm(grammar));
   const parser = new Parser();
   parser.setLanguage(lang);
   const query = new Query(lang, readGrammarQueries(grammar));

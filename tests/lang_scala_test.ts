@@ -89,6 +89,13 @@ Deno.test("scala: definitions and relations of a fixture", async () => {
   });
 });
 
+Deno.test("scala: chained package clauses make one package", async () => {
+  await checkFixture({
+    "Chained.scala":
+      "package com.example\npackage shop\n\nclass Chained\n// ^ def: com.example.shop.Chained class\n",
+  });
+});
+
 Deno.test("scala: a file with a syntax error keeps what tree-sitter recovers", async () => {
   const good =
     "package p\n\nclass Good {\n  def fine(): Int = {\n    compute(1, 2)\n  }\n\n  def other(): Int = {\n    2\n  }\n}\n";
