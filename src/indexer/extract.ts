@@ -701,13 +701,21 @@ function precedingDoc(node: Node): string | null {
   return comments.length > 0 ? firstSentence(comments.join("\n")) : null;
 }
 
+/** Markup tags of doc comments (C# XML docs, HTML in Javadoc) that are not part of the text. */
+const DOC_TAGS =
+  /<\/?(?:summary|remarks|returns|param|typeparam|para|p|c|code|b|i|em|strong|br|ul|ol|li|pre|tt|value|example|exception|inheritdoc)\b[^<>]*>/g;
+
 /** The first sentence of a comment or docstring, markers removed. */
 export function firstSentence(raw: string): string | null {
   const cleaned = raw
-    .replace(/^\s*(\/\*\*?|\/\/+|#+|"""|'''|"|')/gm, "")
+    .replace(/^\s*(\/\*\*?|\/\/+!?|#+|"""|'''|"|')/gm, "")
     .replace(/(\*\/|"""|''')\s*$/gm, "")
     .replace(/^\s*\*+ ?/gm, "")
     .replace(/^\s*@\w+.*$/gm, "")
+    // Markup of C# XML docs and Javadoc: `<see cref="T"/>` and `{@link T}` keep their target.
+    .replace(/<(?:see|seealso|paramref|typeparamref)\s+\w+="([^"]*)"\s*\/>/g, "$1")
+    .replace(/\{@(?:link|linkplain|code|literal)\s+([^}]*)\}/g, "$1")
+    .replace(DOC_TAGS, "")
     .trim();
   if (cleaned === "") return null;
   const paragraph = cleaned.split(/\n\s*\n/)[0].replace(/\s+/g, " ");
