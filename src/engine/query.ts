@@ -41,12 +41,12 @@ const MAX_TERMS = 96;
  * does not outweigh the title.
  */
 export const ZONE_WEIGHTS = {
-  title: 3,
+  title: 2,
   identifier: 2,
   prose: 1,
   code: 1,
   path: 1.5,
-  repeat: 0.3,
+  repeat: 1,
 };
 
 /** English words too common in issue text to say anything about code. */

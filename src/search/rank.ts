@@ -55,7 +55,7 @@ export const RANKING = {
   /** Reciprocal-rank-fusion constant for hybrid. */
   rrfK: 60,
   /** Weight of the vector list in the fusion (the lexical list weighs 1). */
-  vectorWeight: 1,
+  vectorWeight: 0.3,
   /** How much of a file's second and third chunk adds to its best. */
   secondChunk: 0.2,
   pathTerms: 0.35,
@@ -64,7 +64,7 @@ export const RANKING = {
   pinned: 0.3,
   symbolName: 0.5,
   definitionKind: 0.1,
-  testPenalty: 0.55,
+  testPenalty: 0.4,
   docPenalty: 0.5,
   configPenalty: 0.5,
   vendorPenalty: 0.5,
