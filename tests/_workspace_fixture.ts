@@ -42,6 +42,26 @@ function pad(n: number): string {
 
 export const APP: Record<string, string> = {
   "package.json": JSON.stringify({ name: "app", dependencies: { "@acme/ui": "*" } }),
+  // A workspace package and a `tsconfig` path alias inside the app repository.
+  "packages/shared/package.json": JSON.stringify({ name: "@app/shared", main: "src/index.ts" }),
+  "packages/shared/src/index.ts": `export function sharedUtil(): number {
+  return 1;
+}
+`,
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: { baseUrl: ".", paths: { "@lib/*": ["src/lib/*"] } },
+  }),
+  "src/lib/math.ts": `export function add(a: number, b: number): number {
+  return a + b;
+}
+`,
+  "src/workspace_use.ts": `import { sharedUtil } from "@app/shared";
+import { add } from "@lib/math";
+
+export function useShared(): number {
+  return add(sharedUtil(), 1);
+}
+`,
   "src/main.ts": `import { formatDate as fmt, Button } from "@acme/ui";
 import { localHelper } from "./util";
 

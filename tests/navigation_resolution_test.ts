@@ -84,6 +84,17 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
       assertEquals(callers.results[0].start_column, 10);
     });
 
+    await t.step("level 2: workspace packages and tsconfig paths", async () => {
+      const use = await run("callees", { symbol: "useShared" });
+      checkCallee(
+        use,
+        "app:src/workspace_use.ts:5",
+        "packages/shared/src/index.sharedUtil",
+        "import",
+      );
+      checkCallee(use, "app:src/workspace_use.ts:5", "src/lib/math.add", "import");
+    });
+
     await t.step("level 3: module-path ownership", async () => {
       const qualified = await run("callees", { symbol: "service.app.qualified" });
       checkCallee(qualified, "pysvc:service/app.py:37", "acme_lib.util.helper", "module_path");

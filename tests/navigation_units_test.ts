@@ -6,6 +6,7 @@ import { dynamicSites } from "../src/resolver/dynamic.ts";
 import { mermaidDiagram } from "../src/resolver/mermaid.ts";
 import { editDistance, namePosition } from "../src/resolver/subject.ts";
 import type { RelationRecord, SymbolRecord } from "../src/resolver/types.ts";
+import { typeParameterOffset } from "../src/resolver/resolve.ts";
 
 Deno.test("receiver types that are statically evident", () => {
   const type = (family: string, text: string, variable = "x", signature: string | null = null) =>
@@ -195,4 +196,13 @@ Deno.test("keyword arguments and the use's own line are not bindings", () => {
   assert.equal(at("data", 3), 0);
   assert.equal(at("data", 6), 0);
   assert.equal(at("data", 7), 6);
+});
+
+Deno.test("generic type parameters are found in their declaration's header", () => {
+  const header =
+    "export interface Handler<\n  E extends Env = Env,\n  P extends string = '/',\n> {";
+  assert.equal(typeParameterOffset(header, "Handler", "P"), header.indexOf("P extends"));
+  assert.equal(typeParameterOffset(header, "Handler", "Env"), null);
+  assert.equal(typeParameterOffset("const f = <T,>(x: T) => x", "f", "T"), 11);
+  assert.equal(typeParameterOffset("function g(x: number)", "g", "x"), null);
 });

@@ -172,7 +172,18 @@ export class Resolver {
     const variable = this.localVariable(site, name);
     if (variable) return { kind: "symbol", symbol: variable, evidence: "same_file" };
     const local = this.#lexical(site, name);
-    if (local) return { kind: "symbol", symbol: local, evidence: "same_file" };
+    if (local && !local.guessed) {
+      return { kind: "symbol", symbol: local.symbol, evidence: "same_file" };
+    }
+    if (local) {
+      return {
+        kind: "symbol",
+        symbol: local.symbol,
+        evidence: "unique_name",
+        note:
+          `several definitions named '${name}' in this file; the nearest preceding one was chosen`,
+      };
+    }
     // 2. Import bindings of the file.
     const imported = this.#importBinding(site, name);
     if (imported) return imported;
@@ -251,9 +262,14 @@ export class Resolver {
       return this.#unique(site, name, { members: true, receiver });
     }
     if (/^[A-Za-z_$][\w$]*$/.test(root)) {
-      const bound = this.#lexical(site, root) ?? null;
-      if (bound) {
-        const viaSymbol = this.#memberOfSymbol(bound, "same_file", name);
+      const lexical = this.#lexical(site, root);
+      const bound = lexical?.symbol ?? null;
+      if (lexical) {
+        const viaSymbol = this.#memberOfSymbol(
+          lexical.symbol,
+          lexical.guessed ? "unique_name" : "same_file",
+          name,
+        );
         if (viaSymbol) return viaSymbol;
       }
       const imported = this.#importBinding(site, root);
@@ -514,6 +530,8 @@ export class Resolver {
    * binding before the use, or null.
    */
   localVariable(site: Site, name: string): SymbolRecord | null {
+    const typeParameter = this.#typeParameter(site, name);
+    if (typeParameter) return typeParameter;
     const from = site.from;
     if (!from || !(from.kind === "function" || from.kind === "method")) return null;
     const text = this.store.fileText(site.repo, site.path);
@@ -544,8 +562,43 @@ export class Resolver {
     };
   }
 
+  /** A generic type parameter (`<T extends X>`) of a definition enclosing the site. */
+  #typeParameter(site: Site, name: string): SymbolRecord | null {
+    if (languageFamily(site.language) !== "js" || !/^[A-Za-z_$][\w$]*$/.test(name)) return null;
+    const text = this.store.fileText(site.repo, site.path);
+    if (text === null) return null;
+    const lines = text.split("\n");
+    for (let node = site.from, hops = 0; node && hops < 20; hops++) {
+      const header = lines.slice(node.startLine - 1, Math.min(node.endLine, node.startLine + 15));
+      const offset = typeParameterOffset(header.join("\n"), node.name, name);
+      if (offset !== null) {
+        const before = header.join("\n").slice(0, offset).split("\n");
+        const line = node.startLine + before.length - 1;
+        const column = before[before.length - 1].length + 1;
+        return {
+          repo: site.repo,
+          path: site.path,
+          language: site.language,
+          id: `local:${node.id}:${name}:${line}`,
+          name,
+          qualified: `${node.qualified}.${name}`,
+          kind: "type_parameter",
+          startLine: line,
+          startCol: column,
+          endLine: line,
+          endCol: column + name.length,
+          signature: null,
+          parentId: node.id,
+          exported: false,
+        };
+      }
+      node = node.parentId ? this.store.symbolById(node.repo, node.parentId) : null;
+    }
+    return null;
+  }
+
   /** Level 1: a definition of the same file visible from the site's lexical scope. */
-  #lexical(site: Site, name: string): SymbolRecord | null {
+  #lexical(site: Site, name: string): { symbol: SymbolRecord; guessed: boolean } | null {
     const symbols = this.store.symbolsInFile(site.repo, site.path).filter((s) => s.name === name);
     if (symbols.length === 0) return null;
     const ancestors: (string | null)[] = [];
@@ -562,7 +615,16 @@ export class Resolver {
         // Class members are reached through self/this, never as bare names.
         if (owner && CLASS_KINDS.has(owner.kind) && owner.id !== site.from?.id) continue;
       }
-      return preferImplementation(inScope, site.line);
+      if (isOneDefinition(inScope)) {
+        return { symbol: preferImplementation(inScope, site.line), guessed: false };
+      }
+      // Same-named definitions in blocks the index does not model (test callbacks, `if` arms):
+      // the nearest preceding one is a guess.
+      const before = inScope.filter((s) => s.startLine <= site.line);
+      const nearest = before.length > 0
+        ? before.reduce((a, b) => (b.startLine > a.startLine ? b : a))
+        : inScope.reduce((a, b) => (b.startLine < a.startLine ? b : a));
+      return { symbol: nearest, guessed: true };
     }
     return null;
   }
@@ -654,6 +716,22 @@ export class Resolver {
     }
     if (hops >= MAX_HOPS) {
       return { kind: "none", reason: `re-export chain longer than ${MAX_HOPS}` };
+    }
+    // `export { Local as name }` without a source renames a definition of the same file.
+    for (const file of files) {
+      const text = this.store.fileText(repo, file) ?? "";
+      const renamed = new RegExp(
+        `export\\s*(?:type\\s*)?\\{[^}]*?\\b([A-Za-z_$][\\w$]*)\\s+as\\s+${
+          name.replace(/\$/g, "\\$")
+        }\\b[^}]*\\}(?!\\s*from)`,
+      ).exec(text);
+      if (!renamed) continue;
+      const local = this.store.symbolsInFile(repo, file).filter((s) =>
+        s.name === renamed[1] && s.parentId === null
+      );
+      if (local.length > 0) {
+        return { kind: "symbol", symbol: preferImplementation(local), evidence: "same_file" };
+      }
     }
     for (const file of files) {
       const probe = this.store.symbolsInFile(repo, file)[0];
@@ -775,6 +853,44 @@ export class Resolver {
       })),
     };
   }
+}
+
+/** Offset of `name` in the type parameter list that follows `definition` in a header, or null. */
+export function typeParameterOffset(
+  header: string,
+  definition: string,
+  name: string,
+): number | null {
+  const at = new RegExp(`\\b${definition.replace(/\$/g, "\\$")}\\b\\s*(?:=\\s*(?:async\\s*)?)?<`)
+    .exec(header);
+  if (!at) return null;
+  let depth = 0;
+  let segmentStart = at.index + at[0].length;
+  for (let i = segmentStart - 1; i < header.length; i++) {
+    const char = header[i];
+    if (char === "<") depth++;
+    else if (char === ">" && header[i - 1] !== "=") depth--;
+    const ends = depth === 0 || (depth === 1 && char === ",");
+    if (ends && i >= segmentStart) {
+      const segment = header.slice(segmentStart, i);
+      const match = /^\s*(?:(?:in|out|const)\s+)?([A-Za-z_$][\w$]*)/.exec(segment);
+      if (match && match[1] === name) return segmentStart + segment.indexOf(name, match.index);
+      segmentStart = i + 1;
+    }
+    if (depth === 0) return null;
+  }
+  return null;
+}
+
+/** True when same-named definitions are one (overload declarations written one after another). */
+function isOneDefinition(symbols: SymbolRecord[]): boolean {
+  if (symbols.length === 1) return true;
+  const sorted = [...symbols].sort((a, b) => a.startLine - b.startLine);
+  return sorted.every((s, i) =>
+    i === 0 ||
+    (s.qualified === sorted[0].qualified && s.kind === sorted[0].kind &&
+      s.startLine - sorted[i - 1].endLine <= 3)
+  );
 }
 
 /** Of several same-named definitions, the one with a body (overloads) defined last before `line`. */
