@@ -61,16 +61,19 @@
 (return_statement (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
 (binary_expression (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
 
-; declared types of parameters, members, variables and results
-(parameter_declaration type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
-(field_declaration type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
-(declaration type: [(type_identifier) (struct_specifier name: (_) @name !body) (union_specifier name: (_) @name !body) (enum_specifier name: (_) @name !body)] @name @reference.type_of)
-((function_definition type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
-(function_definition type: [(type_identifier) (struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @name @reference.type_of)
-  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
+; declared types of parameters, members, variables and results (a tagged type by its tag)
+(parameter_declaration type: (type_identifier) @name @reference.type_of)
+(parameter_declaration type: [(struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @reference.type_of)
+(field_declaration type: (type_identifier) @name @reference.type_of)
+(field_declaration type: [(struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @reference.type_of)
+(declaration type: (type_identifier) @name @reference.type_of)
+(declaration type: [(struct_specifier name: (_) @name !body) (union_specifier name: (_) @name !body) (enum_specifier name: (_) @name !body)] @reference.type_of)
+(function_definition type: (type_identifier) @name @reference.type_of)
+(function_definition type: [(struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @reference.type_of)
 
 ; other type uses (plain references)
-(type_definition type: [(type_identifier) (struct_specifier name: (_) @name !body)] @name @reference.type_use)
+(type_definition type: (type_identifier) @name @reference.type_use)
+(type_definition type: (struct_specifier name: (_) @name !body) @reference.type_use)
 (cast_expression type: (type_descriptor type: (type_identifier) @name @reference.type_use))
 (sizeof_expression type: (type_descriptor type: (type_identifier) @name @reference.type_use))
 

@@ -120,12 +120,8 @@
 (field_declaration type: (template_type name: (_) @name @reference.type_of))
 (declaration type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
 (declaration type: (template_type name: (_) @name @reference.type_of))
-((function_definition type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
 (function_definition type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
-  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
-((function_definition type: (template_type name: (_) @name @reference.type_of))
 (function_definition type: (template_type name: (_) @name @reference.type_of))
-  (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
 
 ; other type uses (plain references)
 (template_argument_list (type_descriptor type: [(type_identifier) (qualified_identifier)] @name @reference.type_use))
