@@ -16,6 +16,7 @@ import {
   rankChunks,
   type RankedChunk,
   type RankFile,
+  RANKING,
   type Strategy,
 } from "../search/rank.ts";
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
@@ -341,6 +342,7 @@ function rankRepository(
       limitations.push(`${repo.name}: no vectors stored; answered lexically`);
     }
     for (const hit of nearestChunks(index, query, { limit: VECTOR_POOL, allowFile })) {
+      if (hit.score < RANKING.minCosine) break;
       vectorScores.set(hit.chunkId, hit.score);
     }
   }

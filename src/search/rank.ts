@@ -54,6 +54,8 @@ export interface RankInput {
 export const RANKING = {
   /** Reciprocal-rank-fusion constant for hybrid. */
   rrfK: 60,
+  /** Cosine a chunk needs before the vector backend offers it (below it is hashing noise). */
+  minCosine: 0.1,
   /** Weight of the vector list in the fusion (the lexical list weighs 1). */
   vectorWeight: 0.3,
   /** How much of a file's second and third chunk adds to its best. */
