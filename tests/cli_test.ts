@@ -164,3 +164,28 @@ Deno.test("CLI (real process): a refresh killed with SIGKILL mid-commit leaves t
   const recovered = await runCli(["query", "--json", "refresh"], { cwd: root, env });
   assert.equal(JSON.parse(recovered.stdout).data.reports[0].generation, 2);
 });
+
+Deno.test("CLI (real process): grep and navigation take their subject positionally or by flags", async () => {
+  const root = fixtureRepository({
+    "app.py":
+      "def helper(x):\n    return x + 1\n\ndef main():\n    print(helper(2))\n    # print(helper(3))\n",
+  });
+  const env = { SEXTANT_CACHE_DIR: tempCache() };
+  const opts = { cwd: root, env };
+  const grep = await runCli(["query", "--embedded", "grep", "print($A)", "--json"], opts);
+  assert.equal(grep.code, 0, grep.stderr);
+  const hits = JSON.parse(grep.stdout).results;
+  assert.deepEqual(hits.map((h: { start_line: number }) => h.start_line), [5]);
+  const callers = await runCli(["query", "--embedded", "callers", "helper"], opts);
+  assert.equal(callers.code, 0, callers.stderr);
+  assert.match(callers.stdout, /^app\.py:5: /);
+  const definition = await runCli(
+    ["query", "--embedded", "definition", "--path", "app.py", "--line", "5", "--column", "11"],
+    opts,
+  );
+  assert.equal(definition.code, 0, definition.stderr);
+  assert.match(definition.stdout, /^app\.py:1: def helper/);
+  const badDepth = await runCli(["query", "--embedded", "callers", "helper", "--depth", "x"], opts);
+  assert.equal(badDepth.code, 2);
+  assert.match(badDepth.stderr, /--depth must be a whole number/);
+});

@@ -12,14 +12,38 @@ import { formatHuman } from "./printer.ts";
 const USAGE =
   `usage: sextant query [--workspace DIR] [--config FILE] [--json] <action> [argument] [flags]
 
-actions: search <query>, symbols <name>, status, refresh, rebuild
+actions: search <query>, grep <pattern>, symbols <name>,
+         definition|references|callers|callees|neighborhood|impact [symbol],
+         status, refresh, rebuild
 flags:   --repo NAME  --paths GLOB (repeatable)  --language LANG  --limit N
          --kind KIND  --strategy hybrid|lexical|vector  --no-refresh
+         --cursor C  --token-budget N  --timeout-ms N (grep)
+         --path P --line N --column N (a use)  --depth N  --format list|mermaid  --diff (impact)
 daemon:  --socket PATH  --agent NAME (or $SEXTANT_AGENT)  --token T (or $SEXTANT_TOKEN)
          --embedded (never use a daemon)
 exit:    0 found, 1 nothing found, 2 error`;
 
-const MAIN_ARGUMENT: Record<string, string> = { search: "query", symbols: "query" };
+/** The positional argument of each action; navigation may name its subject by flags instead. */
+const MAIN_ARGUMENT: Record<string, { param: string; optional?: boolean }> = {
+  search: { param: "query" },
+  symbols: { param: "query" },
+  grep: { param: "pattern" },
+  definition: { param: "symbol", optional: true },
+  references: { param: "symbol", optional: true },
+  callers: { param: "symbol", optional: true },
+  callees: { param: "symbol", optional: true },
+  neighborhood: { param: "symbol", optional: true },
+  impact: { param: "symbol", optional: true },
+};
+/** Integer flags and the param each becomes. */
+const INTEGER_FLAGS: Record<string, string> = {
+  limit: "limit",
+  "token-budget": "token_budget",
+  "timeout-ms": "timeout_ms",
+  line: "line",
+  column: "column",
+  depth: "depth",
+};
 
 /** `sextant query …`: one action, printed for a person or as the JSON envelope. Returns the exit code. */
 export async function queryCommand(args: string[]): Promise<number> {
@@ -39,6 +63,15 @@ export async function queryCommand(args: string[]): Promise<number> {
         limit: { type: "string" },
         kind: { type: "string" },
         strategy: { type: "string" },
+        cursor: { type: "string" },
+        "token-budget": { type: "string" },
+        "timeout-ms": { type: "string" },
+        path: { type: "string" },
+        line: { type: "string" },
+        column: { type: "string" },
+        depth: { type: "string" },
+        format: { type: "string" },
+        diff: { type: "boolean", default: false },
         "no-refresh": { type: "boolean", default: false },
         socket: { type: "string" },
         agent: { type: "string" },
@@ -60,11 +93,11 @@ export async function queryCommand(args: string[]): Promise<number> {
   const params: Record<string, unknown> = {};
   const mainArgument = MAIN_ARGUMENT[action];
   if (mainArgument) {
-    if (rest.length === 0) {
+    if (rest.length === 0 && !mainArgument.optional) {
       console.error(`sextant: '${action}' needs an argument\n${USAGE}`);
       return 2;
     }
-    params[mainArgument] = rest.join(" ");
+    if (rest.length > 0) params[mainArgument.param] = rest.join(" ");
   } else if (rest.length > 0) {
     console.error(`sextant: '${action}' takes no argument (got '${rest.join(" ")}')`);
     return 2;
@@ -74,13 +107,19 @@ export async function queryCommand(args: string[]): Promise<number> {
   if (values.language) params.language = values.language;
   if (values.kind) params.kind = values.kind;
   if (values.strategy) params.strategy = values.strategy;
-  if (values.limit !== undefined) {
-    const limit = Number(values.limit);
-    if (!Number.isInteger(limit)) {
-      console.error(`sextant: --limit must be a whole number`);
+  if (values.cursor) params.cursor = values.cursor;
+  if (values.path) params.path = values.path;
+  if (values.format) params.format = values.format;
+  if (values.diff) params.diff = true;
+  for (const [flag, param] of Object.entries(INTEGER_FLAGS)) {
+    const raw = (values as Record<string, unknown>)[flag];
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (!Number.isInteger(value)) {
+      console.error(`sextant: --${flag} must be a whole number`);
       return 2;
     }
-    params.limit = limit;
+    params[param] = value;
   }
   if (action !== "refresh" && action !== "rebuild" && action !== "status") {
     params.refresh = !values["no-refresh"];
@@ -115,7 +154,9 @@ export async function queryCommand(args: string[]): Promise<number> {
       const text = formatHuman(envelope, multiRepo);
       if (text) console.log(text);
     }
-    if (action === "search" || action === "symbols") return envelope.results.length > 0 ? 0 : 1;
+    if (MAIN_ARGUMENT[action]) {
+      return envelope.results.length > 0 || (envelope.candidates?.length ?? 0) > 0 ? 0 : 1;
+    }
     return 0;
   } catch (error) {
     const known = error instanceof WireError || error instanceof SyntaxError ||

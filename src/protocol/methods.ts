@@ -22,7 +22,7 @@ export interface MethodDescriptor {
 }
 
 /** Input limits (SPEC §14). */
-export const LIMITS = { limit: 1000, queryBytes: 100_000, paths: 64, depth: 100 };
+export const LIMITS = { limit: 1000, queryBytes: 100_000, paths: 64, depth: 1000 };
 
 /** A traversal depth: actions clamp deeper requests to what they serve; beyond this it is an error. */
 const depthField: FieldSpec = { type: "integer", min: 1, max: LIMITS.depth };
