@@ -194,7 +194,9 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
     ctagsLanguage: "Lua",
     ctagsKinds: ["function"],
     sextantKinds: ["function", "method"],
-    note: "ctags names `function M.f` as `M.f` (compared by its last segment).",
+    declarationLine: "\\bfunction\\b\\s*[\\w.:]*\\s*\\(",
+    note:
+      'ctags names `function M.f` as `M.f` (compared by its last segment); its Lua parser also tags lines that only mention `function` (`require "plenary.functional"`, `t == "function"`): see recall_on_declarations; anonymous functions (`x = x or function() end`, `t[k] = function`) are not Sextant definitions.',
   },
 };
 KIND_MAPPINGS.csharp = KIND_MAPPINGS.c_sharp;

@@ -62,6 +62,12 @@ end
 local format = function(s) return s end
 -- ^ def: format function
 
+local handlers = {
+-- ^ def: handlers variable
+  on_exit = function(code) return code end,
+  -- ^ def: handlers.on_exit function
+}
+
 function setup()
 -- ^ def: setup function
   counter = counter + 1

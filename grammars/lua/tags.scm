@@ -17,6 +17,9 @@
   (variable_list . (variable table: (_) @scope field: (identifier) @name))
   (expression_list . value: (function_definition))) @definition.function
 
+; functions in table constructors: `local M = { add = function() end }` is `M.add`
+(field key: (identifier) @name value: (function_definition)) @definition.function
+
 ; locals outside functions (a module table, constants; locals of functions are not symbols);
 ; a local holding a function is the function above
 ((local_variable_declaration

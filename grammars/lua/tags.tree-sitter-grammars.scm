@@ -25,6 +25,9 @@
   (variable_list . name: (dot_index_expression table: (_) @scope field: (identifier) @name))
   (expression_list . value: (function_definition))) @definition.function)
 
+; functions in table constructors: `local M = { add = function() end }` is `M.add`
+(field name: (identifier) @name value: (function_definition)) @definition.function
+
 ; locals outside functions (locals of functions are not symbols); not those holding a function
 ((variable_declaration
    (assignment_statement
