@@ -195,7 +195,11 @@ for (const use of uses) {
     startCol: Number(hit.start_column ?? 1),
     endLine: hit.end_line,
   } as SymbolRecord)?.line ?? hit.start_line;
-  const correct = expected.some((l) => l.path === hit.path && l.line === nameLine);
+  // Any declaration of the definition counts (an overload signature or its implementation).
+  const correct = expected.some((l) =>
+    l.path === hit.path &&
+    (l.line === nameLine || declarations.get(String(hit.symbol))?.has(`${l.path}:${l.line}`))
+  );
   if (correct) slot.correct++;
   else {
     definitionMisses.push(
@@ -213,6 +217,9 @@ let lspReferences = 0;
 let matchedReferences = 0;
 let ourReferences = 0;
 let confirmedReferences = 0;
+let ourExactReferences = 0;
+let confirmedExactReferences = 0;
+let matchedExactReferences = 0;
 const recallPerSymbol: number[] = [];
 const referenceMisses: string[] = [];
 const referenceExtras: string[] = [];
@@ -236,6 +243,12 @@ for (const definition of definitions) {
   matchedReferences += matched.length;
   ourReferences += hits.length;
   confirmedReferences += hits.filter((hit) => expected.some((l) => covers(hit, l))).length;
+  const exactHits = hits.filter((hit) => hit.confidence === "exact");
+  ourExactReferences += exactHits.length;
+  confirmedExactReferences += exactHits.filter((hit) =>
+    expected.some((l) => covers(hit, l))
+  ).length;
+  matchedExactReferences += expected.filter((l) => exactHits.some((hit) => covers(hit, l))).length;
   if (expected.length > 0) recallPerSymbol.push(matched.length / expected.length);
   for (const hit of hits.filter((hit) => !expected.some((l) => covers(hit, l))).slice(0, 2)) {
     referenceExtras.push(
@@ -298,6 +311,9 @@ const report = {
     ),
     ours: ourReferences,
     precision_micro: round(confirmedReferences / Math.max(1, ourReferences)),
+    recall_exact_only: round(matchedExactReferences / Math.max(1, lspReferences)),
+    ours_exact: ourExactReferences,
+    precision_exact: round(confirmedExactReferences / Math.max(1, ourExactReferences)),
   },
   latency_ms: {
     callers: { p50: percentile(callersMs, 50), p99: percentile(callersMs, 99) },

@@ -32,6 +32,8 @@ function pad(n: number): string {
   label(): string {
     return "button";
   }
+
+  constructor() {}
 }
 `,
   "src/legacy.ts": `function legacyFormat(): string {

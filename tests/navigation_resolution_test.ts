@@ -150,6 +150,11 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
       assertEquals(use.candidates?.length, 1);
     });
 
+    await t.step("constructors are called by `new`", async () => {
+      const callers = await run("callers", { symbol: "src/button.Button.constructor" });
+      assertEquals(callers.results.map(describe), ["app:src/main.ts:5 src/main.main (import)"]);
+    });
+
     await t.step("Go: module paths from go.mod, same package, receivers", async () => {
       if (!goGrammarPresent()) {
         console.log("skipped: grammars/go is absent (Go extraction has not landed)");

@@ -107,8 +107,13 @@ export function inbound(
   const store = resolver.store;
   // Repositories that can hold uses of the node: those whose scope includes its repository.
   const repos = store.scopeOf(node.repo).filter((repo) => store.scopeOf(repo).includes(node.repo));
+  // `new C()` is a use of C's constructor.
+  const owner = node.name === "constructor" && node.parentId
+    ? store.symbolById(node.repo, node.parentId)
+    : null;
   for (const repo of repos) {
     const names = new Set([node.name]);
+    if (owner) names.add(owner.name);
     for (const alias of store.aliasesOf(repo, node.name)) if (alias.alias) names.add(alias.alias);
     for (const relation of store.relationsTargeting(repo, [...names])) {
       if (kinds && !kinds.has(relation.kind)) continue;
@@ -117,7 +122,9 @@ export function inbound(
         ? store.symbolById(relation.repo, relation.fromSymbol) ?? fileNode(relation)
         : fileNode(relation);
       if (resolution.status === "resolved") {
-        if (sameDefinition(resolution.symbol, node)) {
+        const constructs = owner !== null && relation.kind === "calls" &&
+          sameDefinition(resolution.symbol, owner);
+        if (sameDefinition(resolution.symbol, node) || constructs) {
           edges.push({
             from,
             to: node,
