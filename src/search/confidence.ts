@@ -1,15 +1,17 @@
 /**
- * Confidence labels for ranked search (SPEC §7, §8), from two features of the
- * answer: the top file's lead over the next file (ratio of their scores) and
- * the top hit's share of the query's term weight. Thresholds are calibrated
- * with `deno task eval` (figures in CONFIDENCE's comment).
+ * Confidence labels for ranked search (SPEC §7, §8). The label rests on the
+ * top file's lead over the next file (the ratio of their scores): calibrated
+ * on `deno task eval` over the 23 SWE-bench Lite rows and the first 100
+ * denoland/std commit rows (123 queries), the top file was a gold file in
+ *   lead ≥ 1.3        — 89% of hybrid answers (57/64), 91% lexical, 91% vector → `reliable`
+ *   1.1 ≤ lead < 1.3  — 59% (16/27) hybrid, 60% lexical, 53% vector            → `candidate`
+ *   lead < 1.1        — 50% (16/32) hybrid, 38% lexical, 36% vector            → `weak`
+ * The share of query term weight the top hit holds is reported beside it but
+ * did not separate right from wrong answers further, so it is not used.
  */
 import type { Confidence } from "../protocol/types.ts";
 
-export const CONFIDENCE = {
-  reliable: { lead: 1.5, share: 0.3 },
-  candidate: { lead: 1.15, share: 0.15 },
-};
+export const CONFIDENCE = { reliableLead: 1.3, candidateLead: 1.1 };
 
 /** The features a label is computed from. */
 export interface ConfidenceFeatures {
@@ -32,10 +34,8 @@ export function confidenceFeatures(
 export function confidenceOf(
   ranked: { score: number; matchedShare: number; chunk: { path: string } }[],
 ): Confidence {
-  const { lead, share } = confidenceFeatures(ranked);
-  if (lead === 0) return "weak";
-  const t = CONFIDENCE;
-  if (lead >= t.reliable.lead && share >= t.reliable.share) return "reliable";
-  if (lead >= t.candidate.lead || share >= t.candidate.share) return "candidate";
+  const { lead } = confidenceFeatures(ranked);
+  if (lead >= CONFIDENCE.reliableLead) return "reliable";
+  if (lead >= CONFIDENCE.candidateLead) return "candidate";
   return "weak";
 }

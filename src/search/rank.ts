@@ -57,7 +57,7 @@ export const RANKING = {
   /** Cosine a chunk needs before the vector backend offers it (below it is hashing noise). */
   minCosine: 0.1,
   /** Weight of the vector list in the fusion (the lexical list weighs 1). */
-  vectorWeight: 0.3,
+  vectorWeight: 0.15,
   /** How much of a file's second and third chunk adds to its best. */
   secondChunk: 0.2,
   pathTerms: 0.35,
