@@ -300,7 +300,8 @@ function nameDefinitions(
     const ordinal = ordinals.get(ordinalKey) ?? 0;
     ordinals.set(ordinalKey, ordinal + 1);
     def.id = stableId([path, def.qualified, def.kind, ordinal]);
-    def.chunkStart = leadingStart(def.node);
+    const leading = leadingText(def.node);
+    def.chunkStart = leading.start;
     if (parent) parent.children.push(def);
     stack.push(def);
     kept.push(def);
@@ -316,7 +317,7 @@ function nameDefinitions(
       end_line: endPosition.row + 1,
       end_col: endPosition.column + 1,
       signature: signatureOf(def.node),
-      doc: def.doc ?? precedingDoc(def.node),
+      doc: def.doc ?? leading.doc,
       parent_id: parent ? parent.id : null,
       exported: isExported(def, rules),
     });
@@ -657,8 +658,11 @@ const WRAPPERS =
 /** Siblings before a definition that belong to it: comments, decorators, Rust attributes. */
 const LEADING = /comment|decorator|^attribute_item$/;
 
-/** The line where a definition's leading decorators, export keyword and doc comments start. */
-function leadingStart(node: Node): number {
+/**
+ * Where a definition's leading decorators, export keyword, attributes and comments start, and
+ * the first sentence of its leading comments (its doc when the query captured none).
+ */
+function leadingText(node: Node): { start: number; doc: string | null } {
   let top = node;
   while (
     top.parent &&
@@ -668,37 +672,35 @@ function leadingStart(node: Node): number {
     top = top.parent;
   }
   let start = top.startPosition.row;
-  let previous = top.previousSibling;
+  // The first statement of a body node that starts with it (a Ruby class body): the comments
+  // before the body belong to this definition.
+  let anchor = top;
   while (
-    previous && LEADING.test(previous.type) &&
-    previous.endPosition.row >= start - 1
+    !anchor.previousSibling && anchor.parent?.parent &&
+    anchor.parent.startIndex === anchor.startIndex
   ) {
-    start = previous.startPosition.row;
-    previous = previous.previousSibling;
-  }
-  return start;
-}
-
-function precedingDoc(node: Node): string | null {
-  let top = node;
-  while (
-    top.parent &&
-    /^(export_statement|lexical_declaration|decorated_definition|template_declaration)$/.test(
-      top.parent.type,
-    )
-  ) {
-    top = top.parent;
+    anchor = anchor.parent;
   }
   const comments: string[] = [];
-  let previous = top.previousSibling;
-  let line = top.startPosition.row;
-  while (previous && LEADING.test(previous.type) && previous.endPosition.row >= line - 1) {
-    // Attributes between a doc comment and its item (`/// doc` then `#[derive]`) are skipped.
-    if (previous.type.includes("comment")) comments.unshift(previous.text);
-    line = previous.startPosition.row;
-    previous = previous.previousSibling;
+  let previous = anchor.previousSibling;
+  while (previous) {
+    if (LEADING.test(previous.type)) {
+      if (previous.endPosition.row < start - 1) break;
+      // Attributes between a doc comment and its item (`/// doc` then `#[derive]`) are skipped.
+      if (previous.type.includes("comment")) comments.unshift(previous.text);
+      start = previous.startPosition.row;
+      previous = previous.previousSibling;
+      continue;
+    }
+    // A comment a grammar attached as the last descendant of the node before (Kotlin's imports).
+    let last = previous.lastChild;
+    for (let depth = 0; last && !LEADING.test(last.type) && depth < 4; depth++) {
+      last = last.lastChild;
+    }
+    if (!last || !LEADING.test(last.type) || last.endPosition.row < start - 1) break;
+    previous = last;
   }
-  return comments.length > 0 ? firstSentence(comments.join("\n")) : null;
+  return { start, doc: comments.length > 0 ? firstSentence(comments.join("\n")) : null };
 }
 
 /** Markup tags of doc comments (C# XML docs, HTML in Javadoc) that are not part of the text. */
