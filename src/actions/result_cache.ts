@@ -117,8 +117,9 @@ export function cacheKey(request: {
   if (!CACHEABLE_ACTIONS.has(action)) return null;
   if (context.allowPath && request.scope === undefined) return null;
   const visible = visibleRepositories(workspace, context);
-  const states = repositoryStates(workspace, visible).map((state) =>
-    `${state.name}@${state.generation}:${state.head ?? ""}`
+  // The root is part of the key too: two workspaces in one process may share repository names.
+  const states = repositoryStates(workspace, visible).map((state, i) =>
+    `${state.name}=${visible[i].root}@${state.generation}:${state.head ?? ""}`
   );
   const { refresh: _refresh, ...rest } = params;
   return JSON.stringify([
