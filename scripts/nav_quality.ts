@@ -33,6 +33,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     verbose: { type: "boolean", default: false },
     tsserver: { type: "string" },
+    warmup: { type: "string", default: "60" },
   },
 });
 if (!values.repo) {
@@ -152,6 +153,17 @@ if (uses[0]) {
   openFile(uses[0].relation.path);
   await lsp.definition(uses[0].relation.path, uses[0].at!.line, uses[0].at!.column).catch(() => []);
 }
+// tsserver answers from a partial (syntax-only) project while it loads: open every sampled
+// file and give it time, so that flakiness of the reference is not counted against Sextant.
+for (
+  const path of new Set([
+    ...uses.map((u) => u.relation.path),
+    ...definitions.map((d) => d.symbol.path),
+  ])
+) {
+  openFile(path);
+}
+await new Promise((resolve) => setTimeout(resolve, Number(values.warmup) * 1000));
 
 // ---- definition ----
 const byLabel: Record<string, { answered: number; correct: number; lspExternal: number }> = {};
