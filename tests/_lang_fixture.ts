@@ -14,6 +14,7 @@
  * `calls`, `imports`, `inherits`, `implements`, `references`, `reads`,
  * `writes`, `type_of` (checked in the relation table: a row of that kind and
  * target starting on that line, with the given fields; `-` means null).
+ * A target with spaces is quoted (`^ def: "A::operator bool" method`).
  * The comment may start with `#`, `//`, `--`, `;`, `%`, `/*` or `*`.
  */
 import assert from "node:assert/strict";
@@ -48,7 +49,8 @@ export function parseMarkers(path: string, source: string): Marker[] {
       return;
     }
     const [, what, rest] = match;
-    const words = rest.split(/\s+/).filter((word) => word !== "");
+    // A target with spaces is quoted: `^ def: "A::operator bool" method`.
+    const words = [...rest.matchAll(/"([^"]*)"|(\S+)/g)].map((word) => word[1] ?? word[2]);
     const fields: Record<string, string | null> = {};
     const positional: string[] = [];
     for (const word of words) {
@@ -74,7 +76,7 @@ export function parseMarkers(path: string, source: string): Marker[] {
 /** The last segment of a qualified name: what a user types into `symbols`. */
 export function simpleName(symbol: string): string {
   const parts = symbol.split(/::|[.#\\:]/);
-  return parts[parts.length - 1];
+  return parts[parts.length - 1].split(" ")[0];
 }
 
 export interface FixtureOptions {

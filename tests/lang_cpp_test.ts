@@ -32,6 +32,10 @@ class Widget : public Base, private Mixin<int> {
 // ^ calls: T from=app::detail::Widget::get
   int size_;
 // ^ def: app::detail::Widget::size_ field
+  explicit operator bool() const;
+// ^ def: "app::detail::Widget::operator bool" method
+  bool operator==(const Widget& other) const { return size_ == other.size_; }
+// ^ def: app::detail::Widget::operator== method
 };
 
 struct Point { int x; int y; };

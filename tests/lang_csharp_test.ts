@@ -41,6 +41,10 @@ namespace App.Core
         }
         private class Inner { }
 // ^ def: App.Core.Greeter.Inner class
+        public static Greeter operator +(Greeter a, Greeter b) => a;
+// ^ def: "App.Core.Greeter.operator +" method
+        public static implicit operator string(Greeter g) => g.Name;
+// ^ def: "App.Core.Greeter.operator string" method
     }
 
     public interface IRunnable { void Run(int times); }

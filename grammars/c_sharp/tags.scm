@@ -16,6 +16,8 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
 (destructor_declaration name: (identifier) @name) @definition.method
+(operator_declaration "operator" @name operator: _ @name) @definition.method
+(conversion_operator_declaration "operator" @name type: (_) @name) @definition.method
 (property_declaration name: (identifier) @name) @definition.property
 (indexer_declaration "this" @name) @definition.property
 (field_declaration (variable_declaration (variable_declarator (identifier) @name))) @definition.field

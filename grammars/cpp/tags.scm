@@ -40,6 +40,14 @@
   declarator: (function_declarator declarator: (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name))) @scope)) @definition.function
   (#not-any-of? @name "if" "else" "for" "while" "do" "switch" "case" "return" "sizeof"))
 
+; conversion operators, named `operator <type>` (two @name parts joined by a space)
+(function_definition declarator: (operator_cast "operator" @name type: (_) @name)) @definition.function
+(function_definition
+  declarator: (qualified_identifier name: (operator_cast "operator" @name type: (_) @name)) @scope) @definition.function
+(field_declaration_list
+  [(declaration declarator: (operator_cast "operator" @name type: (_) @name))
+   (field_declaration declarator: (operator_cast "operator" @name type: (_) @name))] @definition.method)
+
 ; member function declarations inside a class body (constructors, virtual and pure members)
 (field_declaration_list
   (field_declaration

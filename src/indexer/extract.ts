@@ -77,6 +77,8 @@ interface Definition {
   /** `node.endIndex`, read once (each read crosses into wasm). */
   end: number;
   nameNode: Node;
+  /** The name: the `@name` text, or several `@name` parts joined by a space (`operator bool`). */
+  name: string;
   kind: string;
   doc: string | null;
   parent: Definition | null;
@@ -149,6 +151,8 @@ export function extractStructure(options: {
     let outer: Node | null = null;
     let outerName = "";
     let nameNode: Node | null = null;
+    let namePrefix = "";
+    let nameStart: Node | null = null;
     let receiver: Node | null = null;
     let doc: Node | null = null;
     const modules: Node[] = [];
@@ -158,8 +162,13 @@ export function extractStructure(options: {
     let scope: Node | null = null;
     for (const capture of match.captures) {
       const name = capture.name;
-      if (name === "name") nameNode = capture.node;
-      else if (name === "scope") scope = capture.node;
+      if (name === "name") {
+        // Several name parts in one match (`operator` then `bool`) are joined in source order.
+        if (nameNode && nameNode.startIndex < capture.node.startIndex) {
+          namePrefix += `${nameNode.text} `;
+        } else nameStart = capture.node;
+        nameNode = capture.node;
+      } else if (name === "scope") scope = capture.node;
       else if (name === "module") {
         if (!declaredModules.some((node) => node.startIndex === capture.node.startIndex)) {
           declaredModules.push(capture.node);
@@ -207,10 +216,11 @@ export function extractStructure(options: {
         node: outer,
         end,
         nameNode,
+        name: namePrefix + nameNode.text,
         kind: outerName.slice("definition.".length),
         doc: doc ? firstSentence(doc.text) : null,
         parent: null,
-        scope: scope ? ownerText(scope, nameNode) : null,
+        scope: scope ? ownerText(scope, nameStart ?? nameNode) : null,
         qualified: "",
         id: "",
         chunkStart: outer.startPosition.row,
@@ -295,7 +305,7 @@ function nameDefinitions(
       rules.separator,
     );
     const separator = rules.kindSeparators?.[def.kind] ?? rules.separator;
-    def.qualified = scope ? `${scope}${separator}${def.nameNode.text}` : def.nameNode.text;
+    def.qualified = scope ? `${scope}${separator}${def.name}` : def.name;
     const ordinalKey = `${def.qualified}\0${def.kind}`;
     const ordinal = ordinals.get(ordinalKey) ?? 0;
     ordinals.set(ordinalKey, ordinal + 1);
@@ -309,7 +319,7 @@ function nameDefinitions(
     const endPosition = def.node.endPosition;
     rows.push({
       id: def.id,
-      name: def.nameNode.text,
+      name: def.name,
       qualified_name: def.qualified,
       kind: def.kind,
       start_line: start.row + 1,
@@ -736,7 +746,7 @@ function signatureOf(node: Node): string | null {
 }
 
 function isExported(def: Definition, rules: LanguageRules): boolean {
-  const name = def.nameNode.text;
+  const name = def.name;
   if (rules.exported === "underscore") {
     return !name.startsWith("_") || (name.startsWith("__") && name.endsWith("__"));
   }
