@@ -13,7 +13,8 @@ const SAFE_CONFIG = [
   "diff.external=",
 ];
 
-async function git(root: string, args: string[]): Promise<Uint8Array | null> {
+/** Runs git with repository-controlled programs switched off; its stdout, or null on failure. */
+export async function runGit(root: string, args: string[]): Promise<Uint8Array | null> {
   try {
     const output = await new Deno.Command("git", {
       args: [...SAFE_CONFIG, ...args],
@@ -30,19 +31,19 @@ async function git(root: string, args: string[]): Promise<Uint8Array | null> {
 
 /** True when `root` is inside a git work tree and git is installed. */
 export async function isGitWorkTree(root: string): Promise<boolean> {
-  const out = await git(root, ["rev-parse", "--is-inside-work-tree"]);
+  const out = await runGit(root, ["rev-parse", "--is-inside-work-tree"]);
   return out !== null && new TextDecoder().decode(out).trim() === "true";
 }
 
 /** The work tree's top-level directory, or null outside git. */
 export async function gitTopLevel(dir: string): Promise<string | null> {
-  const out = await git(dir, ["rev-parse", "--show-toplevel"]);
+  const out = await runGit(dir, ["rev-parse", "--show-toplevel"]);
   return out === null ? null : new TextDecoder().decode(out).trim();
 }
 
 /** HEAD's commit id, or null (no git, no commits). */
 export async function gitHead(root: string): Promise<string | null> {
-  const out = await git(root, ["rev-parse", "--verify", "-q", "HEAD"]);
+  const out = await runGit(root, ["rev-parse", "--verify", "-q", "HEAD"]);
   const head = out === null ? "" : new TextDecoder().decode(out).trim();
   return head === "" ? null : head;
 }
@@ -50,7 +51,7 @@ export async function gitHead(root: string): Promise<string | null> {
 /** Tracked plus untracked-not-ignored paths under `root`, or null without git. */
 export async function gitListFiles(root: string): Promise<string[] | null> {
   // Paths come relative to `root` (the working directory), even below the top level.
-  const out = await git(root, ["ls-files", "-co", "--exclude-standard", "-z"]);
+  const out = await runGit(root, ["ls-files", "-co", "--exclude-standard", "-z"]);
   if (out === null) return null;
   return new TextDecoder().decode(out).split("\0").filter((p) => p !== "");
 }
@@ -62,7 +63,7 @@ export async function gitRenames(
   to: string,
 ): Promise<Map<string, string>> {
   const renames = new Map<string, string>();
-  const out = await git(root, [
+  const out = await runGit(root, [
     "diff",
     "--no-ext-diff",
     "--no-textconv",

@@ -3,15 +3,7 @@
  * untracked files. git runs with fsmonitor, external diff and textconv off:
  * nothing in the repository is executed.
  */
-
-const SAFE_CONFIG = [
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.untrackedCache=false",
-  "-c",
-  "diff.external=",
-];
+import { runGit } from "../indexer/git.ts";
 
 /** Changed line ranges (1-based, inclusive, new side) per path; `whole` for added files. */
 export interface ChangedFile {
@@ -22,18 +14,8 @@ export interface ChangedFile {
 }
 
 async function git(root: string, args: string[]): Promise<string | null> {
-  try {
-    const output = await new Deno.Command("git", {
-      args: [...SAFE_CONFIG, ...args],
-      cwd: root,
-      stdout: "piped",
-      stderr: "null",
-      env: { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
-    }).output();
-    return output.success ? new TextDecoder().decode(output.stdout) : null;
-  } catch {
-    return null;
-  }
+  const out = await runGit(root, args);
+  return out === null ? null : new TextDecoder().decode(out);
 }
 
 /** Uncommitted changes of a work tree vs HEAD, or null when it is not a git work tree with a HEAD. */
