@@ -63,6 +63,34 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
         );
       }
       break;
+    case "definition":
+    case "references":
+    case "callers":
+    case "callees":
+    case "impact":
+    case "neighborhood": {
+      // `path:line: text  ← symbol (relation, evidence, confidence)`: where, what reached it, how sure.
+      for (const hit of envelope.results) {
+        const text = hit.snippet.split("\n")[0] ?? "";
+        const how = [hit.relation, hit.evidence, hit.confidence].filter((v) => v).join(", ");
+        lines.push(
+          `${prefix(hit.repo)}${hit.path}:${hit.start_line}: ${text.trim()}${
+            hit.symbol ? `  ← ${hit.symbol}` : ""
+          }${how ? ` (${how})` : ""}`,
+        );
+      }
+      for (const candidate of envelope.candidates ?? []) {
+        const why = typeof candidate.why === "string" ? ` (${candidate.why})` : "";
+        lines.push(
+          `candidate: ${prefix(candidate.repo)}${candidate.path}:${candidate.start_line}: ${
+            candidate.symbol ?? ""
+          }${why}`,
+        );
+      }
+      const mermaid = (envelope.data as { mermaid?: string } | undefined)?.mermaid;
+      if (mermaid) lines.push(mermaid);
+      break;
+    }
     default:
       for (const hit of envelope.results) {
         const line = typeof hit.match_line === "number" ? hit.match_line : hit.start_line;
