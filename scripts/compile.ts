@@ -1,6 +1,6 @@
 /**
  * `deno task compile`: one binary `dist/sextant` with the grammars, the
- * tree-sitter wasm files and the parse Worker embedded.
+ * tree-sitter wasm files and the Workers (parse, query, refresh) embedded.
  *
  * `deno compile` downloads its runtime (`denort`) unless `DENORT_BIN` names a
  * local copy; where neither works, this fails with deno's own message.
@@ -16,6 +16,8 @@ const wasmFiles = [...table.grammars.values()].map((g) =>
 const includes = [
   "grammars",
   "src/indexer/parse_worker.ts",
+  "src/daemon/query_worker.ts",
+  "src/workspace/refresh_worker.ts",
   "node_modules/web-tree-sitter/tree-sitter.wasm",
   ...wasmFiles,
 ].flatMap((path) => ["--include", path]);

@@ -3,17 +3,6 @@ import assert from "node:assert/strict";
 import { checkFixture } from "./_lang_fixture.ts";
 import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
-/**
- * tree-sitter-wasms' Lua wasm (tree-sitter-lua 2.1.3, ABI 13) corrupts its own state under
- * web-tree-sitter 0.25: after a Query is compiled or a first file parsed, every later parse turns
- * parenthesised calls into ERROR nodes. These tests run once the manifest names another wasm
- * (grammars/lua/tags.tree-sitter-grammars.scm is the query for @tree-sitter-grammars/tree-sitter-lua).
- */
-const manifest = JSON.parse(
-  Deno.readTextFileSync(new URL("../grammars/lua/manifest.json", import.meta.url)),
-) as { wasm: string };
-const ignore = manifest.wasm === "tree-sitter-lua.wasm";
-
 const SOURCE = `local json = require("json")
 -- ^ imports: json module=json alias=json
 -- ^ def: json variable
@@ -78,7 +67,7 @@ end
 return M
 `;
 
-Deno.test({ name: "lua: definitions and relations of a fixture", ignore }, async () => {
+Deno.test("lua: definitions and relations of a fixture", async () => {
   await checkFixture({ "lua/shop/cart.lua": SOURCE }, {
     exhaustiveKinds: ["function", "method", "variable"],
     exhaustiveRelations: ["imports", "writes"],
@@ -86,7 +75,7 @@ Deno.test({ name: "lua: definitions and relations of a fixture", ignore }, async
 });
 
 Deno.test(
-  { name: "lua: a file with a syntax error keeps what tree-sitter recovers", ignore },
+  "lua: a file with a syntax error keeps what tree-sitter recovers",
   async () => {
     const good =
       "local function fine()\n  return compute(1, 2)\nend\n\nlocal function other()\n  return 2\nend\n\nlocal function third()\n  return 3\nend\n";
@@ -110,7 +99,7 @@ Deno.test(
   },
 );
 
-Deno.test({ name: "lua: a symbol's id survives an edit above it", ignore }, async () => {
+Deno.test("lua: a symbol's id survives an edit above it", async () => {
   const source = "local M = {}\n\nfunction M.total()\n  return 1\nend\n";
   const root = fixtureRepository({ "m.lua": source });
   await withWorkspace(root, async (_workspace, run) => {

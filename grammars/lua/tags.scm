@@ -1,71 +1,93 @@
-; Lua. Names as written in the file: `function M.add` is `M.add`, `function M.Cart:push` is
-; `M.Cart.push` (the owner comes from @scope; a function with an owner is a method); functions
-; assigned to a name or field (`local f = function`, `M.run = function`) are functions too.
+; Lua for the @tree-sitter-grammars/tree-sitter-lua wasm (npm 0.4.1), to replace tags.scm when
+; the manifest's wasm moves to that package (tree-sitter-wasms' Lua wasm corrupts its own state
+; after the first parse under web-tree-sitter 0.25: see the manifest's note).
+; Names as written in the file: `function M.add` is `M.add`, `function M.Cart:push` is
+; `M.Cart.push`; functions assigned to a name or field are functions too.
 
-(function_definition_statement name: (identifier) @name) @definition.function
-(function_definition_statement name: (variable name: (identifier) @name)) @definition.function
-(function_definition_statement name: (variable table: (_) @scope field: (identifier) @name)) @definition.function
-(function_definition_statement name: (variable table: (_) @scope method: (identifier) @name)) @definition.method
-(local_function_definition_statement name: (identifier) @name) @definition.function
-(local_variable_declaration
-  (variable_list . (variable name: (identifier) @name))
-  (expression_list . value: (function_definition))) @definition.function
-(variable_assignment
-  (variable_list . (variable name: (identifier) @name))
-  (expression_list . value: (function_definition))) @definition.function
-(variable_assignment
-  (variable_list . (variable table: (_) @scope field: (identifier) @name))
-  (expression_list . value: (function_definition))) @definition.function
+(function_declaration name: (identifier) @name) @definition.function
+(function_declaration name: (dot_index_expression table: (_) @scope field: (identifier) @name)) @definition.function
+(function_declaration name: (method_index_expression table: (_) @scope method: (identifier) @name)) @definition.method
+(variable_declaration
+  (assignment_statement
+    (variable_list . name: (identifier) @name)
+    (expression_list . value: (function_definition)))) @definition.function
+; (a local declaration wraps an assignment_statement: plain assignments are those in a chunk or block)
+(chunk (assignment_statement
+  (variable_list . name: (identifier) @name)
+  (expression_list . value: (function_definition))) @definition.function)
+(block (assignment_statement
+  (variable_list . name: (identifier) @name)
+  (expression_list . value: (function_definition))) @definition.function)
+(chunk (assignment_statement
+  (variable_list . name: (dot_index_expression table: (_) @scope field: (identifier) @name))
+  (expression_list . value: (function_definition))) @definition.function)
+(block (assignment_statement
+  (variable_list . name: (dot_index_expression table: (_) @scope field: (identifier) @name))
+  (expression_list . value: (function_definition))) @definition.function)
 
 ; functions in table constructors: `local M = { add = function() end }` is `M.add`
-(field key: (identifier) @name value: (function_definition)) @definition.function
+(field name: (identifier) @name value: (function_definition)) @definition.function
 
-; locals outside functions (a module table, constants; locals of functions are not symbols);
-; a local holding a function is the function above
-((local_variable_declaration
-   (variable_list . (variable name: (identifier) @name))
-   (expression_list . value: (_) @_value)) @definition.variable
+; locals outside functions (locals of functions are not symbols); not those holding a function
+((variable_declaration
+   (assignment_statement
+     (variable_list . name: (identifier) @name)
+     (expression_list . value: (_) @_value))) @definition.variable
   (#not-match? @_value "^function\\s*\\("))
-(local_variable_declaration (variable_list . (variable name: (identifier) @name)) .) @definition.variable
+(variable_declaration (variable_list . name: (identifier) @name)) @definition.variable
 
-; calls: f(x), M.f(x), obj:m(x), f "str", f {table}
-(call function: (variable name: (identifier) @name)) @reference.call
-(call function: (variable table: (_) @receiver field: (identifier) @name)) @reference.call
-(call function: (variable table: (_) @receiver method: (identifier) @name)) @reference.call
+; calls: f(x), M.f(x), obj:m(x), f "s", f {t}
+(function_call name: (identifier) @name) @reference.call
+(function_call name: (dot_index_expression table: (_) @receiver field: (identifier) @name)) @reference.call
+(function_call name: (method_index_expression table: (_) @receiver method: (identifier) @name)) @reference.call
 
-; imports: local x = require("m") / x = require "m" (the name bound is the alias); a bare require
-((local_variable_declaration
-   (variable_list . (variable name: (identifier) @import.alias))
-   (expression_list . value: (call
-     function: (variable name: (identifier) @_require)
-     arguments: (argument_list . [(string) @import.module (expression_list . (string) @import.module)])))) @import
+; imports: local x = require("m") / x = require "m" (the bound name is the alias); a bare require
+((variable_declaration
+   (assignment_statement
+     (variable_list . name: (identifier) @import.alias)
+     (expression_list . value: (function_call
+       name: (identifier) @_require
+       arguments: (arguments . (string content: (string_content) @import.module)))))) @import
   (#eq? @_require "require"))
-((variable_assignment
-   (variable_list . (variable name: (identifier) @import.alias))
-   (expression_list . value: (call
-     function: (variable name: (identifier) @_require)
-     arguments: (argument_list . [(string) @import.module (expression_list . (string) @import.module)])))) @import
+([(chunk (assignment_statement
+     (variable_list . name: (identifier) @import.alias)
+     (expression_list . value: (function_call
+       name: (identifier) @_require
+       arguments: (arguments . (string content: (string_content) @import.module))))) @import)
+   (block (assignment_statement
+     (variable_list . name: (identifier) @import.alias)
+     (expression_list . value: (function_call
+       name: (identifier) @_require
+       arguments: (arguments . (string content: (string_content) @import.module))))) @import)]
   (#eq? @_require "require"))
-(([(chunk) (block)] (call
-   function: (variable name: (identifier) @_require)
-   arguments: (argument_list . [(string) @import.module (expression_list . (string) @import.module)])) @import)
+((chunk (function_call
+   name: (identifier) @_require
+   arguments: (arguments . (string content: (string_content) @import.module))) @import)
+  (#eq? @_require "require"))
+((block (function_call
+   name: (identifier) @_require
+   arguments: (arguments . (string content: (string_content) @import.module))) @import)
   (#eq? @_require "require"))
 
 ; writes: fields (`obj.x = v`) and globals (`x = v` without local)
-(variable_assignment (variable_list (variable table: (_) @receiver field: (identifier) @name) @reference.write))
-(variable_assignment (variable_list (variable name: (identifier) @name @reference.write)))
+(chunk (assignment_statement (variable_list name: (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.write)))
+(block (assignment_statement (variable_list name: (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.write)))
+(chunk (assignment_statement (variable_list name: (identifier) @name @reference.write)))
+(block (assignment_statement (variable_list name: (identifier) @name @reference.write)))
 
 ; reads of fields in value positions
-(expression_list (variable table: (_) @receiver field: (identifier) @name) @reference.read)
-(binary_expression (variable table: (_) @receiver field: (identifier) @name) @reference.read)
-(unary_expression (variable table: (_) @receiver field: (identifier) @name) @reference.read)
-(field value: (variable table: (_) @receiver field: (identifier) @name) @reference.read)
+(expression_list (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.read)
+(arguments (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.read)
+(binary_expression (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.read)
+(unary_expression (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.read)
+(field value: (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.read)
 
 ; references: names used as values
-(expression_list (variable name: (identifier) @name @reference.identifier))
-(binary_expression (variable name: (identifier) @name @reference.identifier))
-(unary_expression (variable name: (identifier) @name @reference.identifier))
-(field value: (variable name: (identifier) @name @reference.identifier))
-(variable table: (identifier) @name @reference.identifier)
-(if_statement condition: (variable name: (identifier) @name @reference.identifier))
-(while_statement condition: (variable name: (identifier) @name @reference.identifier))
+(expression_list (identifier) @name @reference.identifier)
+(arguments (identifier) @name @reference.identifier)
+(binary_expression (identifier) @name @reference.identifier)
+(unary_expression (identifier) @name @reference.identifier)
+(field value: (identifier) @name @reference.identifier)
+(dot_index_expression table: (identifier) @name @reference.identifier)
+(if_statement condition: (identifier) @name @reference.identifier)
+(while_statement condition: (identifier) @name @reference.identifier)
