@@ -7,6 +7,8 @@ Deno.test("text languages: config files by name, build files, docs and data by e
   const table = loadLanguageTable();
   const cases: Record<string, string | null> = {
     "Makefile": "makefile",
+    "go.mod": "go-module",
+    "sub/go.work": "go-module",
     "sub/GNUmakefile": "makefile",
     "rules.mk": "makefile",
     "CMakeLists.txt": "cmake",

@@ -615,3 +615,38 @@ export class Box {
     exhaustiveRelations: ["reads", "writes"],
   });
 });
+
+Deno.test("every reference site is kept; TS overload signatures and Python TYPE_CHECKING definitions", async () => {
+  await checkFixture({
+    "src/over.ts": `export class Box {
+  put(item: string): void;
+//^ def: src/over.Box.put method
+  put(item: number): void;
+//^ def: src/over.Box.put method
+  put(item: unknown) {
+//^ def: src/over.Box.put method
+    log(item, item);
+//      ^ references: item from=src/over.Box.put
+  }
+}
+`,
+    "pkg/types.py": `from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    Alias = int
+    # ^ def: pkg.types.Alias variable
+
+    def helper():
+    # ^ def: pkg.types.helper function
+        pass
+`,
+  }, {
+    check: (db) => {
+      const sites = db.prepare(
+        `SELECT count(*) AS n FROM code_relations r JOIN source_files f ON f.id = r.file_id
+          WHERE f.path = 'src/over.ts' AND r.kind = 'references' AND r.target = 'item'`,
+      ).get() as { n: number };
+      assert.equal(sites.n, 2, "both uses of item on one line are stored");
+    },
+  });
+});

@@ -20,6 +20,22 @@
       left: (identifier) @name) @definition.variable)
   (#not-match? @name "^_*[A-Z][A-Z0-9_]*$"))
 
+; module-level assignments under a module-level `if` (`if TYPE_CHECKING:`, version checks)
+(module
+  (if_statement
+    consequence: (block
+      (expression_statement
+        (assignment
+          left: (identifier) @name) @definition.constant)))
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+(module
+  (if_statement
+    consequence: (block
+      (expression_statement
+        (assignment
+          left: (identifier) @name) @definition.variable)))
+  (#not-match? @name "^_*[A-Z][A-Z0-9_]*$"))
+
 ; class-level attributes (direct children of the class body)
 (class_definition
   body: (block

@@ -26,6 +26,10 @@
     name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
 (abstract_method_signature
   name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+; overload signatures in class bodies
+(class_body
+  (method_signature
+    name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
 
 ; class fields
 (public_field_definition

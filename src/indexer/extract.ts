@@ -374,7 +374,8 @@ function relationRows(
     if (ref.kind === "references" && owner && owner.nameNode.startIndex === at) continue;
     if (ref.kind === "references") {
       if (stronger.has(`${ref.node.startIndex}:${ref.end}`)) continue;
-      const key = `${owner?.id ?? ""}\0${ref.name}`;
+      // Every site is kept (navigation needs them all); two patterns on one node count once.
+      const key = `${ref.node.startIndex}:${ref.end}`;
       if (seenReferences.has(key)) continue;
       seenReferences.add(key);
     }
