@@ -97,7 +97,7 @@ Deno.test("embeddings: success, timeout and malformed replies against a local se
   }
 });
 
-Deno.test("embeddings: search uses provider vectors, reuses them per content hash, and falls back", async () => {
+Deno.test("embeddings: a refresh embeds through the provider, reuses vectors per content hash, and search falls back", async () => {
   const server = startServer();
   const root = fixtureRepository({
     "src/retry.ts": "export function retryWithBackoff() {\n  return 'retry retry backoff';\n}\n",
@@ -116,28 +116,22 @@ Deno.test("embeddings: search uses provider vectors, reuses them per content has
   try {
     await withWorkspace(root, async (workspace, run) => {
       const repo = workspace.repositories[0];
-      await workspace.refresh(repo);
+      // The refresh embeds every chunk through the configured provider.
+      const report = await workspace.refresh(repo);
+      assert.equal(report.embeddings?.error, null);
+      assert.ok((report.embeddings?.computed ?? 0) > 0);
       const config = embeddingConfig(workspace.config.raw)!;
-      // Before provider vectors exist, search says so and uses the hashing vectors.
-      const before = await run("search", { query: "retry backoff", strategy: "vector" });
-      assert.equal(before.provenance.fallback_used, true);
-      assert.match(before.provenance.fallback_reason ?? "", /no 'provider:toy:native' vectors/);
-
       const db = new DatabaseSync(repo.location.databasePath);
       try {
-        const first = await embedMissingChunks(db, config);
-        assert.equal(first.error, null);
-        assert.ok(first.computed > 0);
         // Every chunk content hash now has a provider vector: nothing is sent again.
         const sent = server.requests.length;
-        const second = await embedMissingChunks(db, config);
-        assert.equal(second.computed, 0);
-        assert.equal(second.reused, first.computed);
+        const again = await embedMissingChunks(db, config);
+        assert.equal(again.computed, 0);
+        assert.equal(again.reused, report.embeddings!.computed);
         assert.equal(server.requests.length, sent);
       } finally {
         db.close();
       }
-      await workspace.refresh(repo);
       const answer = await run("search", { query: "retry backoff", strategy: "vector" });
       assert.equal(answer.provenance.backend, "embeddings");
       assert.equal(answer.provenance.fallback_used, false);

@@ -5,6 +5,7 @@ import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import type { ActionContext } from "./context.ts";
+import { HASH_MODEL_ID } from "../engine/vector.ts";
 
 export interface RepositoryStatus {
   name: string;
@@ -80,7 +81,7 @@ function repositoryStatus(workspace: Workspace, repo: Repository): RepositorySta
     limitations: [],
     backends: {
       fts: "unavailable",
-      vector: "not built",
+      vector: "unavailable",
       symbols: "unavailable",
       lsp: "not configured",
     },
@@ -201,9 +202,26 @@ function fill(db: DatabaseSync, base: RepositoryStatus): RepositoryStatus {
     },
     skipped: parseJson("skipped", {}),
     limitations: parseJson("limitations", []),
-    backends: { fts: "ready", vector: "not built", symbols: "ready", lsp: "not configured" },
+    backends: {
+      fts: "ready",
+      vector: vectorBackend(parseJson("embeddings", null)),
+      symbols: "ready",
+      lsp: "not configured",
+    },
     last_refresh: base.last_refresh ?? parseJson("last_refresh", null),
   };
+}
+
+/**
+ * The vector backend: the hashing vectors always, and the provider's model when
+ * one is configured (with its last error, when it failed).
+ */
+function vectorBackend(embeddings: { model: string; error: string | null } | null): string {
+  const hashing = `ready (${HASH_MODEL_ID})`;
+  if (!embeddings) return hashing;
+  return embeddings.error
+    ? `${hashing}; provider ${embeddings.model} failed: ${embeddings.error}`
+    : `${hashing}; provider ${embeddings.model} ready`;
 }
 
 function targetBytes(databasePath: string): number {

@@ -4,7 +4,7 @@
  * answer.
  */
 import { type ActionContext, runAction } from "../actions/dispatch.ts";
-import { repositoryStates, traceId } from "../actions/envelope.ts";
+import { ResultCache } from "../actions/result_cache.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
 import { METHODS, validateParams } from "../protocol/methods.ts";
@@ -13,53 +13,6 @@ import { normaliseRequestPath, type Workspace } from "../workspace/workspace.ts"
 import type { Counters } from "./observe.ts";
 import type { Grant } from "./policy.ts";
 
-/** Actions whose answers depend only on parameters, scope and generations. */
-const CACHEABLE = new Set([
-  "search",
-  "grep",
-  "symbols",
-  "definition",
-  "references",
-  "callers",
-  "callees",
-  "impact",
-  "neighborhood",
-  "map",
-  "outline",
-  "context",
-]);
-
-/** A bounded LRU of answers keyed by (action, params, agent scope, generations) (SPEC §7). */
-export class AnswerCache {
-  readonly #entries = new Map<string, Envelope>();
-  readonly #capacity: number;
-
-  constructor(capacity = 256) {
-    this.#capacity = capacity;
-  }
-
-  get(key: string): Envelope | undefined {
-    const hit = this.#entries.get(key);
-    if (hit) {
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-    }
-    return hit;
-  }
-
-  set(key: string, envelope: Envelope): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, envelope);
-    while (this.#entries.size > this.#capacity) {
-      this.#entries.delete(this.#entries.keys().next().value!);
-    }
-  }
-
-  clear(): void {
-    this.#entries.clear();
-  }
-}
-
 export interface ExecuteOptions {
   workspace: Workspace;
   grant: Grant;
@@ -67,7 +20,8 @@ export interface ExecuteOptions {
   params: unknown;
   signal?: AbortSignal;
   onProgress?: (repo: string, progress: RefreshProgress) => void;
-  cache?: AnswerCache;
+  /** The answer cache (SPEC §7), shared by every caller of one daemon. */
+  cache?: ResultCache;
   counters?: Counters;
   /** Runs the action itself (the daemon: in a query Worker); default `runAction` here. */
   run?: (
@@ -160,33 +114,38 @@ async function executePrepared(
     }
   }
   cancelled();
-  let key: string | null = null;
-  if (options.cache && CACHEABLE.has(action)) {
-    const generations = repositoryStates(
-      workspace,
-      workspace.select(params.repo as string | undefined),
-    ).map((state) => [state.name, state.generation, state.head]);
-    key = JSON.stringify([action, params, grant.agent, generations]);
-    const hit = options.cache.get(key);
-    if (hit) {
-      if (options.counters) options.counters.cacheHits++;
-      return { envelope: { ...hit, trace_id: traceId() }, cached: true };
+  const compute = async () => {
+    const answer = await (options.run ?? runAction)(workspace, action, params, {
+      ...prepared.context,
+      signal,
+      onProgress: options.onProgress,
+    });
+    cancelled();
+    // The policy again, before the answer is kept or returned.
+    return grant.filter(answer, visible);
+  };
+  let cached = false;
+  let envelope: Envelope;
+  if (options.cache) {
+    const hitsBefore = options.cache.hits;
+    const missesBefore = options.cache.misses;
+    envelope = await options.cache.run(
+      { workspace, action, params, context: prepared.context, scope: grant.agent },
+      compute,
+    );
+    cached = options.cache.hits > hitsBefore;
+    if (options.counters) {
+      if (cached) options.counters.cacheHits++;
+      else if (options.cache.misses > missesBefore) options.counters.cacheMisses++;
     }
-    if (options.counters) options.counters.cacheMisses++;
+  } else {
+    envelope = await compute();
   }
-  const answer = await (options.run ?? runAction)(workspace, action, params, {
-    ...prepared.context,
-    signal,
-    onProgress: options.onProgress,
-  });
-  cancelled();
-  const envelope = grant.filter(answer, visible);
   if (action === "status" && options.counters) {
     envelope.data = {
       ...(envelope.data as Record<string, unknown>),
       daemon: options.counters.snapshot(visible),
     };
   }
-  if (key && !envelope.provenance.fallback_used) options.cache!.set(key, envelope);
-  return { envelope, cached: false };
+  return { envelope, cached };
 }

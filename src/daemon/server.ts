@@ -11,7 +11,8 @@ import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { type ActionContext, runAction } from "../actions/dispatch.ts";
 import type { RepositoryStatus } from "../actions/status.ts";
 import type { Envelope } from "../protocol/types.ts";
-import { AnswerCache, executeAction } from "./execute.ts";
+import { ResultCache } from "../actions/result_cache.ts";
+import { executeAction } from "./execute.ts";
 import { QueryPool } from "./query_pool.ts";
 import { encodeFrame, FRAME_LIMITS, FrameTooLarge, readFrames } from "./framing.ts";
 import {
@@ -113,7 +114,7 @@ export class Daemon {
   readonly #options: DaemonOptions;
   readonly #log: TraceLog;
   readonly counters = new Counters();
-  readonly #cache = new AnswerCache();
+  readonly #cache = new ResultCache();
   readonly #connections = new Set<Connection>();
   #workspace: Workspace;
   #policy: AccessPolicy;

@@ -18,9 +18,13 @@
  *       code-aware tokenizer; AST-aware chunker; Markdown chunked at headings.
  *   2 — a chunk of one definition plus blank lines keeps its symbol path;
  *       dotted-path segments indexed once; functions in namespaces stay functions.
+ *   3 — seventeen structured languages (Go, Rust, Java, C, C++, C#, Ruby, PHP,
+ *       Kotlin, Swift, Scala, Bash, Lua added); reads / writes / type_of relations;
+ *       one references row per site; @scope / @module naming; symbol start lines
+ *       after annotations; more search-only text languages; per-file bounds.
  */
 export const SCHEMA_VERSION = 2;
-export const PIPELINE_VERSION = 2;
+export const PIPELINE_VERSION = 3;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (

@@ -1,4 +1,5 @@
 import { loadLanguageTable } from "../indexer/languages.ts";
+import type { EmbeddingConfig } from "../search/embeddings.ts";
 import type { ParsePool } from "../indexer/pool.ts";
 import {
   reconcileRepository,
@@ -17,6 +18,8 @@ export interface RefreshTarget {
   name: string;
   root: string;
   location: TargetLocation;
+  /** The workspace's embedding provider, if one is configured. */
+  embeddings?: EmbeddingConfig | null;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function reconcileTarget(
         table: loadLanguageTable(),
         pool: options.pool,
         onProgress: options.onProgress,
+        embeddings: target.embeddings ?? null,
       });
     } finally {
       db.close();

@@ -16,6 +16,7 @@ import {
 } from "../store/target.ts";
 import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
+import { type EmbeddingConfig, embeddingConfig } from "../search/embeddings.ts";
 import type { RefreshMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
 
@@ -301,13 +302,30 @@ export class Workspace {
     repo: Repository,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<RefreshReport> {
-    const target = { name: repo.name, root: repo.root, location: repo.location };
+    const target: RefreshTarget = {
+      name: repo.name,
+      root: repo.root,
+      location: repo.location,
+      embeddings: this.#embeddings(),
+    };
     const { report, rebuilt } = this.#shared.refreshWorker !== undefined
       ? await this.#refreshInWorker(target, onProgress)
       : await reconcileTarget(target, { pool: () => this.#pool(repo), onProgress });
     if (rebuilt) this.dropReader(repo);
     this.#shared.lastReports.set(repo.name, report);
     return report;
+  }
+
+  /**
+   * The `embeddings:` provider of `sextant.yml`, or null. A malformed section is not an error of
+   * the refresh: search reports it and answers from hashing vectors.
+   */
+  #embeddings(): EmbeddingConfig | null {
+    try {
+      return embeddingConfig(this.config.raw);
+    } catch {
+      return null;
+    }
   }
 
   /** Runs a refresh in the refresh Worker (created on first use). */
