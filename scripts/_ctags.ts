@@ -218,6 +218,22 @@ export interface Definition {
   text?: string;
 }
 
+/**
+ * ctags' name for an unnamed struct, union, enum or class (C/C++: `__anon1a2b3c4d`, also
+ * qualified as `__anonX::field`): nothing Sextant could name the same way.
+ */
+export function isAnonymous(name: string): boolean {
+  return /(^|::|\.)__anon[0-9a-f]*$/.test(name);
+}
+
+/**
+ * The name as compared: whitespace removed, so ctags' `operator ()` and `operator ==`
+ * match Sextant's `operator()` and `operator==`.
+ */
+export function comparableName(name: string): string {
+  return name.replace(/\s+/g, "");
+}
+
 /** Runs ctags on the files of one language (paths relative to `root`); returns its tags. */
 export async function runCtags(
   options: { root: string; paths: string[]; mapping: KindMapping },
@@ -311,7 +327,7 @@ export interface MatchResult {
 }
 
 /**
- * Pairs definitions one-to-one by path and name where ctags' line lies within
+ * Pairs definitions one-to-one by path and name (whitespace removed: `comparableName`) where ctags' line lies within
  * `tolerance` lines of Sextant's start line or of a line in the definition
  * that writes its name (`nameLines`); closest first.
  */
@@ -322,7 +338,7 @@ export function matchDefinitions(
 ): MatchResult {
   const byKey = new Map<string, Definition[]>();
   for (const def of sextant) {
-    const key = `${def.path}\0${def.name}`;
+    const key = `${def.path}\0${comparableName(def.name)}`;
     const list = byKey.get(key);
     if (list) list.push(def);
     else byKey.set(key, [def]);
@@ -336,7 +352,7 @@ export function matchDefinitions(
       ...(def.nameLines ?? []).map((l) => Math.abs(tag.line - l)),
     );
   for (const tag of [...ctags].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line)) {
-    const candidates = (byKey.get(`${tag.path}\0${tag.name}`) ?? [])
+    const candidates = (byKey.get(`${tag.path}\0${comparableName(tag.name)}`) ?? [])
       .filter((def) => !used.has(def) && distance(tag, def) <= tolerance)
       .sort((a, b) => distance(tag, a) - distance(tag, b));
     if (candidates.length === 0) {

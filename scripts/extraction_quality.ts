@@ -17,8 +17,11 @@
  *   Swift and Scala have no ctags parser in 5.9: a line-regex ctags language
  *   defined on the command line stands in (see `_ctags.ts`).
  * - Compared kinds: functions, methods, classes and types, mapped per language
- *   in `_ctags.ts` (`KIND_MAPPINGS`); kinds are not required to agree.
- * - Matching: same path and simple name (ctags' `M.f` compares as `f`), and
+ *   in `_ctags.ts` (`KIND_MAPPINGS`); kinds are not required to agree. ctags' unnamed
+ *   definitions (`__anon…` in C/C++) have no name to match: they are counted apart as
+ *   "anonymous (not comparable)" and left out of the ctags count and recall's denominator.
+ * - Matching: same path and simple name (ctags' `M.f` compares as `f`; whitespace removed, so
+ *   ctags' `operator ()` is Sextant's `operator()`), and
  *   ctags' line within `--tolerance` lines of either Sextant's start line or
  *   a line of the definition that contains the name (Sextant's definition
  *   starts at its decorators, attributes, annotations or modifiers; ctags
@@ -45,6 +48,7 @@ import {
 import { Workspace } from "../src/workspace/workspace.ts";
 import {
   type Definition,
+  isAnonymous,
   KIND_MAPPINGS,
   matchDefinitions,
   type MatchResult,
@@ -77,7 +81,14 @@ interface LanguageReport {
   /** Files with an `index_errors` row (syntax errors recovered, or failures). */
   files_with_errors: number;
   ctags_language: string | null;
+  /** Named ctags definitions: recall's denominator. */
   ctags: number;
+  /**
+   * ctags' unnamed structs/unions/enums/classes (`__anon…`, C/C++): no name to match, so listed
+   * apart and left out of `ctags` and of recall.
+   */
+  ctags_anonymous: number;
+  anonymous_by_kind: Record<string, number>;
   sextant: number;
   matched: number;
   recall: number | null;
@@ -216,10 +227,11 @@ async function measureThroughput(
 const CALLABLE =
   /^(function|method|constructor|func|member|singletonMethod|methodSpec|getter|setter|generator)$/;
 
+/** Counts per kind, most first (a Map: kinds such as `constructor` are not Object keys). */
 function countBy(defs: Definition[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const def of defs) counts[def.kind] = (counts[def.kind] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]));
+  const counts = new Map<string, number>();
+  for (const def of defs) counts.set(def.kind, (counts.get(def.kind) ?? 0) + 1);
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]));
 }
 
 /** An evenly spread, deterministic sample. */
@@ -266,6 +278,8 @@ async function compareLanguage(
       ...base,
       ctags_language: null,
       ctags: 0,
+      ctags_anonymous: 0,
+      anonymous_by_kind: {},
       sextant: symbols.length,
       matched: 0,
       recall: null,
@@ -290,7 +304,9 @@ async function compareLanguage(
       endLine: sym.endLine,
     }),
   }));
-  const ctags = await runCtags({ root: snapshot, paths: files.map((file) => file.path), mapping });
+  const tags = await runCtags({ root: snapshot, paths: files.map((file) => file.path), mapping });
+  const anonymous = tags.filter((tag) => isAnonymous(tag.name));
+  const ctags = tags.filter((tag) => !isAnonymous(tag.name));
   const result: MatchResult = matchDefinitions(ctags, sextant, options.tolerance);
   const declares = mapping.declarationLine ? new RegExp(mapping.declarationLine) : null;
   const onDeclarations = (defs: Definition[]) =>
@@ -300,6 +316,8 @@ async function compareLanguage(
     ...base,
     ctags_language: mapping.ctagsLanguage,
     ctags: ctags.length,
+    ctags_anonymous: anonymous.length,
+    anonymous_by_kind: countBy(anonymous),
     sextant: sextant.length,
     matched: result.matched.length,
     recall: ratio(result.matched.length, ctags.length),
@@ -362,6 +380,7 @@ function printReport(
     "recall",
     "precision",
     "MB/s/Worker",
+    "MB/cpu-s",
   ];
   const rows = languages.map((l) => [
     l.language,
@@ -383,6 +402,13 @@ function printReport(
   for (const l of languages) {
     console.log(`\n== ${l.language} (ctags ${l.ctags_language ?? "-"})`);
     if (l.note) console.log(`note: ${l.note}`);
+    if (l.ctags_anonymous > 0) {
+      console.log(
+        `anonymous (not comparable): ${l.ctags_anonymous} ctags __anon… tags ${
+          JSON.stringify(l.anonymous_by_kind)
+        }, left out of the ctags count and recall's denominator`,
+      );
+    }
     if (l.recall_on_declarations !== null) {
       console.log(
         `ctags tags on lines without a declaration keyword: ${l.ctags_not_declarations}; recall on the rest: ${
