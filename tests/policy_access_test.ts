@@ -140,6 +140,7 @@ Deno.test("policy (real socket): an agent limited to alpha src/** never sees a b
       token: TOKENS.limited,
     }) as any;
     assert.deepEqual(hello.repositories.map((r: any) => r.name), ["alpha"]);
+    assert.deepEqual(Object.keys(hello.workspace), ["root"], "no config or cache paths");
     for (const forbidden of FORBIDDEN) {
       assert.ok(!JSON.stringify(hello).includes(forbidden), forbidden);
     }

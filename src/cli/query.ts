@@ -209,9 +209,10 @@ async function viaDaemon(options: {
       workspace: { root: string; config: string | null; cache_dir: string };
       repositories: unknown[];
     };
+    // A restricted agent is told only the root; anything else the daemon says must agree too.
     const same = hello.workspace.root === config.root &&
-      hello.workspace.config === config.source &&
-      hello.workspace.cache_dir === config.cacheDirectory;
+      (!("config" in hello.workspace) || hello.workspace.config === config.source) &&
+      (!("cache_dir" in hello.workspace) || hello.workspace.cache_dir === config.cacheDirectory);
     // A daemon of another workspace does not answer for this one.
     if (!same) return null;
     const progress = options.progress;

@@ -533,11 +533,15 @@ export class Daemon {
       server: { name: SERVER_NAME, version: SERVER_VERSION, pid: Deno.pid },
       protocol_version: PROTOCOL_VERSION,
       agent: grant.agent,
-      workspace: {
-        root: workspace.config.root,
-        config: workspace.config.source,
-        cache_dir: workspace.config.cacheDirectory,
-      },
+      // The root lets a CLI tell whether this daemon serves its workspace; where the config and
+      // the targets live is for callers who may see everything.
+      workspace: grant.unrestricted
+        ? {
+          root: workspace.config.root,
+          config: workspace.config.source,
+          cache_dir: workspace.config.cacheDirectory,
+        }
+        : { root: workspace.config.root },
       repositories: repositoryStates(scoped, scoped.repositories),
       actions: grant.allowedActions(ALL_ACTIONS),
       mode: grant.mode,
