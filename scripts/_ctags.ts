@@ -219,11 +219,12 @@ export interface Definition {
 }
 
 /**
- * ctags' name for an unnamed struct, union, enum or class (C/C++: `__anon1a2b3c4d`, also
- * qualified as `__anonX::field`): nothing Sextant could name the same way.
+ * ctags' made-up name for an unnamed definition: C/C++ `__anon1a2b3c4d` (structs, unions, enums,
+ * classes; also qualified as `X::__anon…`) and JavaScript `AnonymousFunction1a2b3c4d`
+ * (callbacks): nothing Sextant could name the same way.
  */
 export function isAnonymous(name: string): boolean {
-  return /(^|::|\.)__anon[0-9a-f]*$/.test(name);
+  return /(^|::|\.)(__anon|AnonymousFunction)[0-9a-f]*$/.test(name);
 }
 
 /**
