@@ -220,11 +220,11 @@ export interface Definition {
 
 /**
  * ctags' made-up name for an unnamed definition: C/C++ `__anon1a2b3c4d` (structs, unions, enums,
- * classes; also qualified as `X::__anon…`) and JavaScript `AnonymousFunction1a2b3c4d`
- * (callbacks): nothing Sextant could name the same way.
+ * classes; also qualified as `X::__anon…`), JavaScript `AnonymousFunction1a2b3c4d` (callbacks)
+ * and PHP `AnonymousClass1a2b3c4d` (`new class`): nothing Sextant could name the same way.
  */
 export function isAnonymous(name: string): boolean {
-  return /(^|::|\.)(__anon|AnonymousFunction)[0-9a-f]*$/.test(name);
+  return /(^|::|\.)(__anon|AnonymousFunction|AnonymousClass)[0-9a-f]*$/.test(name);
 }
 
 /**

@@ -18,9 +18,9 @@
  *   defined on the command line stands in (see `_ctags.ts`).
  * - Compared kinds: functions, methods, classes and types, mapped per language
  *   in `_ctags.ts` (`KIND_MAPPINGS`); kinds are not required to agree. ctags' unnamed
- *   definitions (`__anon…` in C/C++, `AnonymousFunction…` in JavaScript) have no name to
- *   match: they are counted apart as "anonymous (not comparable)" and left out of the ctags
- *   count and recall's denominator.
+ *   definitions (`__anon…` in C/C++, `AnonymousFunction…` in JavaScript, `AnonymousClass…`
+ *   in PHP) have no name to match: they are counted apart as "anonymous (not comparable)"
+ *   and left out of the ctags count and recall's denominator.
  * - Matching: same path and simple name (ctags' `M.f` compares as `f`; whitespace removed, so
  *   ctags' `operator ()` is Sextant's `operator()`), and
  *   ctags' line within `--tolerance` lines of either Sextant's start line or
@@ -85,8 +85,8 @@ interface LanguageReport {
   /** Named ctags definitions: recall's denominator. */
   ctags: number;
   /**
-   * ctags' unnamed definitions (`__anon…` in C/C++, `AnonymousFunction…` in JavaScript): no
-   * name to match, so listed apart and left out of `ctags` and of recall.
+   * ctags' unnamed definitions (`__anon…` C/C++, `AnonymousFunction…` JavaScript,
+   * `AnonymousClass…` PHP): no name to match, so listed apart and left out of `ctags` and of recall.
    */
   ctags_anonymous: number;
   anonymous_by_kind: Record<string, number>;
@@ -405,7 +405,7 @@ function printReport(
     if (l.note) console.log(`note: ${l.note}`);
     if (l.ctags_anonymous > 0) {
       console.log(
-        `anonymous (not comparable): ${l.ctags_anonymous} ctags __anon…/AnonymousFunction… tags ${
+        `anonymous (not comparable): ${l.ctags_anonymous} ctags __anon…/Anonymous… tags ${
           JSON.stringify(l.anonymous_by_kind)
         }, left out of the ctags count and recall's denominator`,
       );
