@@ -134,6 +134,7 @@ export async function navigate(
       kinds: action === "callers" || action === "callees" ? CALLS : null,
       depth: action === "references" ? 1 : depth,
       limit: offset + limit + 1,
+      selfUses: action === "references",
     });
     graphAnswer(answer, { action, subject, result, store, limitations });
     if (params.format === "mermaid" && (action === "impact" || action === "neighborhood")) {

@@ -160,6 +160,8 @@ export function localBinding(options: {
   let header: RegExp;
   /** The first patterns of each list are plain assignments. */
   let assignmentPatterns = 2;
+  /** Patterns (by index) that bind a nested function's parameter. */
+  let parameterPatterns = new Set<number>();
   if (family === "python") {
     header = new RegExp(`(?:[(,]|^)\\s*\\*{0,2}(${n})\\s*[:=,)]`);
     patterns = [
@@ -177,8 +179,15 @@ export function localBinding(options: {
     );
     // Declarations: braces are blocks, so no depth rule; block scoping is not modelled.
     assignmentPatterns = 0;
+    parameterPatterns = new Set([1, 2, 3]);
     patterns = [
       new RegExp(`\\b(?:const|let|var)\\s+(${n})\\b`),
+      // Parameters of a nested arrow function or function expression in the body.
+      new RegExp(
+        `\\(\\s*(?:[\\w$]+\\s*(?:\\??:\\s*[^(),=]+)?,\\s*)*(?:\\.\\.\\.)?(${n})\\s*(?:\\??:\\s*[^(),=]+)?(?:,\\s*[^()]*)?\\)\\s*(?::\\s*[^=]+?)?\\s*=>`,
+      ),
+      new RegExp(`(?<![:\\w$.]\\s*)\\b(${n})\\s*=>`),
+      new RegExp(`\\bfunction\\b[\\w$\\s]*\\([^)]*?\\b(${n})\\b\\s*[?:=,)]`),
       new RegExp(`\\b(?:const|let|var)\\s*[{[][^=]*?\\b(${n})\\b[^=]*[}\\]]\\s*=`),
       new RegExp(`\\bcatch\\s*\\(\\s*(${n})\\b`),
     ];
@@ -207,11 +216,25 @@ export function localBinding(options: {
     headerEnd++;
   }
   let found: { line: number; column: number; parameter: boolean } | null = null;
-  for (let i = 0; i <= headerEnd && i < lines.length; i++) {
-    const match = header.exec(lines[i]);
-    if (!match) continue;
-    found = { line: i, column: columnOf(match), parameter: true };
-    break;
+  if (family === "js") {
+    // Only the parameter list itself: names in a return type or in a function type written
+    // in an annotation (`): T =>`, `(cb: (x: T) => void)`) are not parameters.
+    const at = jsParameter(lines.slice(0, headerEnd + 1).join("\n"), name);
+    if (at !== null) {
+      const before = lines.slice(0, headerEnd + 1).join("\n").slice(0, at).split("\n");
+      found = {
+        line: before.length - 1,
+        column: before[before.length - 1].length + 1,
+        parameter: true,
+      };
+    }
+  } else {
+    for (let i = 0; i <= headerEnd && i < lines.length; i++) {
+      const match = header.exec(lines[i]);
+      if (!match) continue;
+      found = { line: i, column: columnOf(match), parameter: true };
+      break;
+    }
   }
   // Assignments count only at bracket depth 0 (not `name=value` arguments of a call) and
   // before the use's line (`x = x + 1` uses the previous binding); loop and `as` targets
@@ -231,9 +254,86 @@ export function localBinding(options: {
       const match = pattern.exec(line);
       if (!match) continue;
       // The latest binding before (or on) the use line wins.
-      found = { line: i, column: columnOf(match), parameter: false };
+      found = { line: i, column: columnOf(match), parameter: parameterPatterns.has(index) };
       break;
     }
   }
   return found;
+}
+
+/**
+ * Offset in a JS/TS definition header of the parameter `name` (or null): the names at the top
+ * level of the first parenthesized list (after any type parameters), or the single parameter of
+ * `x => ...`; shorthand names of a destructured parameter (`{ a, b }`) count.
+ */
+function jsParameter(header: string, name: string): number | null {
+  let angle = 0;
+  let open = -1;
+  for (let i = 0; i < header.length; i++) {
+    const char = header[i];
+    if (char === "<") angle++;
+    else if (char === ">" && header[i - 1] !== "=") angle = Math.max(0, angle - 1);
+    else if (angle > 0) continue;
+    else if (char === "(") {
+      open = i;
+      break;
+    } else if (char === "{") return null;
+    else if (char === "=" && header[i + 1] === ">") {
+      const single = /([A-Za-z_$][\w$]*)\s*$/.exec(header.slice(0, i));
+      return single && single[1] === name ? single.index : null;
+    }
+  }
+  if (open < 0) return null;
+  // Walk the list: a name directly after `(` or `,` at depth 1 (or after `{`/`,` inside a
+  // destructuring brace opened at a parameter position) is a parameter.
+  const stack: string[] = [];
+  let expectName = true;
+  let destructuring = 0;
+  for (let i = open; i < header.length; i++) {
+    const char = header[i];
+    if ("([{".includes(char)) {
+      stack.push(char);
+      if (char === "{" && expectName && stack.length === 2) destructuring = stack.length;
+      expectName = stack.length === 1 || (destructuring > 0 && stack.length === destructuring);
+      continue;
+    }
+    if (")]}".includes(char)) {
+      if (destructuring === stack.length) destructuring = 0;
+      stack.pop();
+      if (stack.length === 0) return null;
+      expectName = false;
+      continue;
+    }
+    if (char === "<") {
+      // A generic type in an annotation: skip to its end.
+      let depth = 0;
+      for (; i < header.length; i++) {
+        if (header[i] === "<") depth++;
+        else if (header[i] === ">" && header[i - 1] !== "=") depth--;
+        if (depth === 0) break;
+      }
+      expectName = false;
+      continue;
+    }
+    if (char === ",") {
+      expectName = stack.length === 1 || (destructuring > 0 && stack.length === destructuring);
+      continue;
+    }
+    if (/\s/.test(char) || (expectName && char === ".")) continue;
+    if (/[A-Za-z_$]/.test(char)) {
+      const word = /^[A-Za-z_$][\w$]*/.exec(header.slice(i))![0];
+      if (expectName) {
+        const after = header.slice(i + word.length);
+        const fits = destructuring > 0 && stack.length === destructuring
+          ? /^\s*[,}=]/.test(after)
+          : /^\s*[?:=,)]/.test(after);
+        if (word === name && fits) return i;
+      }
+      i += word.length - 1;
+      expectName = false;
+      continue;
+    }
+    expectName = false;
+  }
+  return null;
 }

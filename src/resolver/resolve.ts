@@ -544,6 +544,12 @@ export class Resolver {
     });
     if (!found) return null;
     const line = from.startLine + found.line;
+    // A nested definition the index holds (`const Form = () => ...` inside a function) is
+    // that definition, not a pseudo-local.
+    const indexed = this.store.symbolsInFile(site.repo, site.path).find((s) =>
+      s.name === name && s.startLine === line && s.kind !== "parameter"
+    );
+    if (indexed) return indexed;
     return {
       repo: site.repo,
       path: site.path,

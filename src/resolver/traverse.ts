@@ -115,6 +115,16 @@ export function inbound(
     const names = new Set([node.name]);
     if (owner) names.add(owner.name);
     for (const alias of store.aliasesOf(repo, node.name)) if (alias.alias) names.add(alias.alias);
+    // A qualified name written whole (`_t.CertType` in an annotation, after
+    // `from . import _types as _t`): the module's name or an alias of it, then the node's name.
+    if (node.parentId === null) {
+      const module = moduleName(node.path);
+      const receivers = new Set([module]);
+      for (const alias of store.aliasesOf(repo, module)) {
+        if (alias.alias) receivers.add(alias.alias);
+      }
+      for (const receiver of receivers) names.add(`${receiver}.${node.name}`);
+    }
     for (const relation of store.relationsTargeting(repo, [...names])) {
       if (kinds && !kinds.has(relation.kind)) continue;
       const resolution = resolver.resolve(relation);
@@ -202,6 +212,8 @@ export function traverse(
     kinds: ReadonlySet<string> | null;
     depth: number;
     limit: number;
+    /** List a root's uses of itself (recursive calls) as hits: `references`. */
+    selfUses?: boolean;
   },
 ): TraversalResult {
   const visited = new Set(options.roots.map(nodeKey));
@@ -242,6 +254,20 @@ export function traverse(
         if (visited.has(key)) {
           // Another use of an already reached node (or a cycle): keep the site, never walk it again.
           const known = byKey.get(key);
+          if (!known && options.selfUses && depth === 1) {
+            // A root's use of itself (a recursive call) is one of its uses.
+            const entry: Reached = {
+              node: step.other,
+              edge: step.edge,
+              depth,
+              direction: step.direction,
+              path,
+              sites: [],
+            };
+            byKey.set(key, entry);
+            reached.push(entry);
+            continue;
+          }
           const sameEnds = known && nodeKey(known.edge.from) === nodeKey(step.edge.from) &&
             nodeKey(known.edge.to) === nodeKey(step.edge.to);
           if (known && sameEnds) known.sites.push(step.edge);
@@ -275,4 +301,13 @@ export function traverse(
 /** Whether every edge on a path is proven. */
 export function pathConfidence(path: GraphEdge[]): "exact" | "approximate" {
   return path.every((edge) => confidenceOf(edge.evidence) === "exact") ? "exact" : "approximate";
+}
+
+/** The name a file is imported by: its base name without extension (a package's directory). */
+function moduleName(path: string): string {
+  const parts = path.split("/");
+  const base = parts[parts.length - 1].replace(/\.[^.]+$/, "");
+  return (base === "__init__" || base === "index" || base === "mod") && parts.length > 1
+    ? parts[parts.length - 2]
+    : base;
 }
