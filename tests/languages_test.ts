@@ -650,3 +650,25 @@ if TYPE_CHECKING:
     },
   });
 });
+
+Deno.test("javascript: CommonJS, prototype and object-literal functions are definitions", async () => {
+  await checkFixture({
+    "lib/app.js": `var users = {
+// ^ def: lib/app.users variable
+  show: function (req) { return req; },
+  // ^ def: lib/app.users.show function
+  list(req) { return req; },
+  // ^ def: lib/app.users.list method
+};
+exports.html = function (x) { return x; };
+// ^ def: lib/app.exports.html method
+app.render = function render(name) { return name; };
+// ^ def: lib/app.app.render method
+View.prototype.lookup = function (name) { return name; };
+// ^ def: lib/app.View.lookup method
+module.exports.helper = () => 3;
+// ^ def: lib/app.module.exports.helper method
+module.exports = function create() {};
+`,
+  }, { exhaustiveKinds: ["function", "method"] });
+});

@@ -9,6 +9,34 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
+; functions assigned to members: exports.f = function …, app.render = function render() …,
+; module.exports.f = () => … (owner = the object), X.prototype.m = function … (owner = X)
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression
+        object: (identifier) @scope
+        property: (property_identifier) @_prototype)
+      property: (property_identifier) @name)
+    right: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+  (#eq? @_prototype "prototype"))
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: [(identifier) (member_expression)] @scope
+      property: (property_identifier) @name)
+    right: [(function_expression) (arrow_function) (generator_function)]) @definition.function
+  (#not-match? @scope "prototype$")
+  (#not-eq? @name "exports"))
+
+; object-literal members whose value is a function: { show: function () {} }, { show() {} }
+(pair
+  key: (property_identifier) @name
+  value: [(function_expression) (arrow_function) (generator_function)]) @definition.function
+(object
+  (method_definition
+    name: (property_identifier) @name) @definition.method)
+
 ; classes: declarations, class expressions assigned to variables
 (class_declaration
   name: (identifier) @name) @definition.class
