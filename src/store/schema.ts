@@ -21,7 +21,8 @@
  *   3 — seventeen structured languages (Go, Rust, Java, C, C++, C#, Ruby, PHP,
  *       Kotlin, Swift, Scala, Bash, Lua added); reads / writes / type_of relations;
  *       one references row per site; @scope / @module naming; symbol start lines
- *       after annotations; more search-only text languages; per-file bounds.
+ *       after annotations; JavaScript member and object-literal functions; more
+ *       search-only text languages; per-file bounds.
  */
 export const SCHEMA_VERSION = 2;
 export const PIPELINE_VERSION = 3;
