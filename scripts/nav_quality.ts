@@ -343,6 +343,10 @@ if (values.verbose) {
   console.error("definition misses:\n  " + definitionMisses.join("\n  "));
   console.error("definition unanswered:\n  " + definitionUnanswered.join("\n  "));
   console.error("reference misses (first 2 per symbol):\n  " + referenceMisses.join("\n  "));
+  console.error(
+    "exact reference extras (first 2 per symbol):\n  " +
+      referenceExtras.filter((e) => /\((same_file|import|module_path)\)$/.test(e)).join("\n  "),
+  );
 }
 if (values.out) {
   Deno.writeTextFileSync(

@@ -170,6 +170,21 @@ export class Resolver {
     // 1. Same file and lexical scope.
     // 0. A parameter or local variable of the enclosing function shadows everything else.
     const variable = this.localVariable(site, name);
+    if (variable && !variable.id.startsWith("local:")) {
+      // An indexed nested definition: a guess when same-named ones share its scope (blocks).
+      const siblings = this.store.symbolsInFile(site.repo, site.path).filter((s) =>
+        s.name === name && s.parentId === variable.parentId
+      );
+      if (!isOneDefinition(siblings)) {
+        return {
+          kind: "symbol",
+          symbol: variable,
+          evidence: "unique_name",
+          note:
+            `several definitions named '${name}' in this scope; the nearest preceding one was chosen`,
+        };
+      }
+    }
     if (variable) return { kind: "symbol", symbol: variable, evidence: "same_file" };
     const local = this.#lexical(site, name);
     if (local && !local.guessed) {
