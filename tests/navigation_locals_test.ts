@@ -52,6 +52,20 @@ export function page() {
   return <Form />
 }
 `,
+  "src/nodes.ts": `export class Node {
+  constructor(public tag: string) {}
+}
+
+export class FunctionNode extends Node {}
+
+export class TextNode extends Node {
+  constructor(text: string) {
+    super(text)
+  }
+}
+
+export const make = () => [new Node('a'), new FunctionNode('b'), new TextNode('c')]
+`,
 };
 
 Deno.test("a return type is not a parameter; nested arrow parameters bind", async (t) => {
@@ -86,6 +100,17 @@ Deno.test("a return type is not a parameter; nested arrow parameters bind", asyn
         "src/tree.tsx:9",
       ]);
     });
+
+    await t.step(
+      "constructing a subclass without a constructor uses the inherited one",
+      async () => {
+        const refs = await run("references", { path: "src/nodes.ts", line: 2, column: 3 });
+        assertEquals(
+          refs.results.map((h) => `${h.path}:${h.start_line}:${h.start_column}`).sort(),
+          ["src/nodes.ts:13:28", "src/nodes.ts:13:43"],
+        );
+      },
+    );
 
     await t.step("a nested arrow's parameter, not a function type's, binds the use", async () => {
       const def = await run("definition", { path: "src/hooks.ts", line: 9, column: 9 });

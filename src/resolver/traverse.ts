@@ -113,7 +113,21 @@ export function inbound(
     : null;
   for (const repo of repos) {
     const names = new Set([node.name]);
-    if (owner) names.add(owner.name);
+    // Classes whose construction runs this constructor: the owner, and its subclasses that
+    // declare no constructor of their own (`new Sub()` runs the inherited one).
+    const constructed: SymbolRecord[] = owner ? [owner] : [];
+    if (owner) {
+      names.add(owner.name);
+      for (const relation of store.relationsTargeting(repo, [owner.name])) {
+        if (relation.kind !== "inherits" || !relation.fromSymbol) continue;
+        const resolution = resolver.resolve(relation);
+        if (resolution.status !== "resolved" || !sameDefinition(resolution.symbol, owner)) continue;
+        const sub = store.symbolById(relation.repo, relation.fromSymbol);
+        if (!sub || store.childrenOf(sub).some((s) => s.name === node.name)) continue;
+        constructed.push(sub);
+        names.add(sub.name);
+      }
+    }
     for (const alias of store.aliasesOf(repo, node.name)) if (alias.alias) names.add(alias.alias);
     // A qualified name written whole (`_t.CertType` in an annotation, after
     // `from . import _types as _t`): the module's name or an alias of it, then the node's name.
@@ -132,8 +146,8 @@ export function inbound(
         ? store.symbolById(relation.repo, relation.fromSymbol) ?? fileNode(relation)
         : fileNode(relation);
       if (resolution.status === "resolved") {
-        const constructs = owner !== null && relation.kind === "calls" &&
-          sameDefinition(resolution.symbol, owner);
+        const constructs = relation.kind === "calls" &&
+          constructed.some((c) => sameDefinition(resolution.symbol, c));
         if (sameDefinition(resolution.symbol, node) || constructs) {
           edges.push({
             from,
