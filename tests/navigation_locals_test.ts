@@ -66,6 +66,30 @@ export class TextNode extends Node {
 
 export const make = () => [new Node('a'), new FunctionNode('b'), new TextNode('c')]
 `,
+  "src/processor.ts": `export abstract class Processor {
+  abstract query(event: string): string
+
+  handle(event: string): string {
+    return this.query(event)
+  }
+}
+
+export class AlbProcessor extends Processor {
+  query(event: string): string {
+    return event
+  }
+}
+
+export class Other {
+  query(): string {
+    return ''
+  }
+
+  run(): string {
+    return this.query()
+  }
+}
+`,
 };
 
 Deno.test("a return type is not a parameter; nested arrow parameters bind", async (t) => {
@@ -111,6 +135,14 @@ Deno.test("a return type is not a parameter; nested arrow parameters bind", asyn
         );
       },
     );
+
+    await t.step("a use of an overridden member may dispatch to the override", async () => {
+      const refs = await run("references", { path: "src/processor.ts", line: 10, column: 3 });
+      assertEquals(
+        refs.results.map((h) => `${h.path}:${h.start_line} ${h.confidence} ${h.symbol}`),
+        ["src/processor.ts:5 approximate src/processor.Processor.handle"],
+      );
+    });
 
     await t.step("a nested arrow's parameter, not a function type's, binds the use", async () => {
       const def = await run("definition", { path: "src/hooks.ts", line: 9, column: 9 });

@@ -445,6 +445,19 @@ export class Resolver {
     };
   }
 
+  /** The members of base classes and interfaces that a method overrides or implements. */
+  overridden(method: SymbolRecord): SymbolRecord[] {
+    if (!method.parentId || method.name === "constructor" || method.name === "__init__") return [];
+    const owner = this.store.symbolById(method.repo, method.parentId);
+    if (!owner || !CLASS_KINDS.has(owner.kind)) return [];
+    const out: SymbolRecord[] = [];
+    for (const base of this.#bases(owner)) {
+      const member = this.#member(base.symbol, method.name, 0);
+      if (member && member.symbol.id !== method.id) out.push(member.symbol);
+    }
+    return out;
+  }
+
   /** A member of a class or one of its bases. */
   #member(
     owner: SymbolRecord,

@@ -111,6 +111,8 @@ export function inbound(
   const owner = node.name === "constructor" && node.parentId
     ? store.symbolById(node.repo, node.parentId)
     : null;
+  // A use of the member a method overrides or implements may dispatch to it (approximate).
+  const overridden = resolver.overridden(node);
   for (const repo of repos) {
     const names = new Set([node.name]);
     // Classes whose construction runs this constructor: the owner, and its subclasses that
@@ -156,6 +158,17 @@ export function inbound(
             evidence: resolution.evidence,
             ...(resolution.note ? { note: resolution.note } : {}),
           });
+        } else {
+          const base = overridden.find((m) => sameDefinition(resolution.symbol, m));
+          if (base) {
+            edges.push({
+              from,
+              to: node,
+              relation,
+              evidence: "unique_name",
+              note: `a use of '${base.qualified}', which this overrides: dynamic dispatch`,
+            });
+          }
         }
       } else if (resolution.status === "ambiguous") {
         if (
