@@ -42,6 +42,16 @@ Deno.test("receiver types that are statically evident", () => {
       ?.name,
     "Database",
   );
+  // A definitely assigned field (`router!: Router<...>`) is typed too.
+  assert.equal(
+    attributeType({
+      family: "js",
+      attribute: "router",
+      classText: "",
+      fieldSignature: "router!: Router<[H, RouterRoute]>",
+    })?.name,
+    "Router",
+  );
 });
 
 Deno.test("unified diff hunks become new-side line ranges", () => {

@@ -120,7 +120,7 @@ export function attributeType(options: {
 }): ReceiverType | null {
   const a = options.attribute.replace(/\$/g, "\\$");
   if (options.fieldSignature) {
-    const typed = new RegExp(`\\b${a}\\??\\s*:\\s*(${TYPE})`).exec(options.fieldSignature);
+    const typed = new RegExp(`\\b${a}[?!]?\\s*:\\s*(${TYPE})`).exec(options.fieldSignature);
     if (typed) return { name: typed[1], constructed: false };
     const created = new RegExp(`=\\s*new\\s+(${TYPE})`).exec(options.fieldSignature);
     if (created) return { name: created[1], constructed: false };
