@@ -259,3 +259,35 @@ export async function checkChunkBoundaries(options: {
     }
   });
 }
+
+/**
+ * Indexes one file holding a syntax error: the file gets exactly one `syntax`
+ * diagnostic, and `symbol` (a definition before the error) is still found.
+ */
+export async function checkSyntaxRecovery(options: {
+  path: string;
+  source: string;
+  /** Qualified name of a definition tree-sitter recovers. */
+  symbol: string;
+}): Promise<void> {
+  const root = fixtureRepository({ [options.path]: options.source });
+  await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    const db = openTarget(workspace);
+    try {
+      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
+      assert.deepEqual(
+        errors.map((e) => ({ path: e.path, stage: e.stage })),
+        [{ path: options.path, stage: "syntax" }],
+        JSON.stringify(errors),
+      );
+    } finally {
+      db.close();
+    }
+    const answer = await run("symbols", { query: simpleName(options.symbol), limit: 200 });
+    assert.ok(
+      answer.results.some((r) => r.symbol === options.symbol && r.path === options.path),
+      `${options.symbol} not recovered; got ${answer.results.map((r) => r.symbol).join(", ")}`,
+    );
+  });
+}

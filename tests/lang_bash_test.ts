@@ -1,7 +1,10 @@
 /** Bash: definitions, relations, ids and syntax errors through the public surface. */
-import assert from "node:assert/strict";
-import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
-import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  checkChunkBoundaries,
+  checkFixture,
+  checkIdStability,
+  checkSyntaxRecovery,
+} from "./_lang_fixture.ts";
 
 const SOURCE = `#!/usr/bin/env bash
 source ./lib/common.sh
@@ -61,36 +64,20 @@ Deno.test("bash: .bashrc is Bash", async () => {
 
 Deno.test("bash: a file with a syntax error keeps what tree-sitter recovers", async () => {
   const good = "fine() {\n  compute 1 2\n}\n\nother() {\n  echo 2\n}\n\nthird() {\n  echo 3\n}\n";
-  const root = fixtureRepository({ "broken.sh": good + "\nfoo() {\n  echo )\n}\n" });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
-      assert.deepEqual(
-        errors.map((e) => ({ path: e.path, stage: e.stage })),
-        [{ path: "broken.sh", stage: "syntax" }],
-        JSON.stringify(errors),
-      );
-    } finally {
-      db.close();
-    }
-    const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "fine" && r.path === "broken.sh"));
+  await checkSyntaxRecovery({
+    path: "broken.sh",
+    source: good + "\nfoo() {\n  echo )\n}\n",
+    symbol: "fine",
   });
 });
 
 Deno.test("bash: a symbol's id survives an edit above it", async () => {
   const source = "total() {\n  echo 1\n}\n";
-  const root = fixtureRepository({ "run.sh": source });
-  await withWorkspace(root, async (_workspace, run) => {
-    await run("refresh");
-    const before = (await run("symbols", { query: "total" })).results[0];
-    writeFiles(root, { "run.sh": "added() {\n  echo 0\n}\n\n" + source });
-    await run("refresh");
-    const after = (await run("symbols", { query: "total" })).results[0];
-    assert.equal(after.start_line, before.start_line + 4);
-    assert.equal(after.symbol_id, before.symbol_id);
+  await checkIdStability({
+    path: "run.sh",
+    before: source,
+    after: "added() {\n  echo 0\n}\n\n" + source,
+    symbol: "total",
   });
 });
 

@@ -1,7 +1,10 @@
 /** Kotlin: definitions, relations, ids and syntax errors through the public surface. */
-import assert from "node:assert/strict";
-import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
-import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  checkChunkBoundaries,
+  checkFixture,
+  checkIdStability,
+  checkSyntaxRecovery,
+} from "./_lang_fixture.ts";
 
 const SOURCE = `package com.example.shop
 
@@ -111,39 +114,21 @@ Deno.test("kotlin: a script without a package names from the top", async () => {
 Deno.test("kotlin: a file with a syntax error keeps what tree-sitter recovers", async () => {
   const good =
     "package p\n\nclass Good {\n    fun fine(): Int {\n        return compute(1, 2)\n    }\n\n    fun other(): Int {\n        return 2\n    }\n}\n";
-  const root = fixtureRepository({ "Broken.kt": good + "\nfun broken(x: Int,\n" });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
-      assert.deepEqual(
-        errors.map((e) => ({ path: e.path, stage: e.stage })),
-        [{ path: "Broken.kt", stage: "syntax" }],
-        JSON.stringify(errors),
-      );
-    } finally {
-      db.close();
-    }
-    const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "p.Good.fine" && r.path === "Broken.kt"));
+  await checkSyntaxRecovery({
+    path: "Broken.kt",
+    source: good + "\nfun broken(x: Int,\n",
+    symbol: "p.Good.fine",
   });
 });
 
 Deno.test("kotlin: a symbol's id survives an edit above it", async () => {
   const source = "package p\n\nclass Cart {\n    fun total() = 1\n}\n";
-  const root = fixtureRepository({ "Cart.kt": source });
-  await withWorkspace(root, async (_workspace, run) => {
-    await run("refresh");
-    const before = (await run("symbols", { query: "total" })).results[0];
-    writeFiles(root, {
-      "Cart.kt": source.replace("package p\n", "package p\n\nfun added() = 0\n")
-        .replace("class Cart {\n", "class Cart {\n    fun more() = 2\n"),
-    });
-    await run("refresh");
-    const after = (await run("symbols", { query: "total" })).results[0];
-    assert.equal(after.start_line, before.start_line + 3);
-    assert.equal(after.symbol_id, before.symbol_id);
+  await checkIdStability({
+    path: "Cart.kt",
+    before: source,
+    after: source.replace("package p\n", "package p\n\nfun added() = 0\n")
+      .replace("class Cart {\n", "class Cart {\n    fun more() = 2\n"),
+    symbol: "p.Cart.total",
   });
 });
 

@@ -1,7 +1,7 @@
 /** Lua: definitions, relations, ids and syntax errors through the public surface. */
 import assert from "node:assert/strict";
-import { checkFixture } from "./_lang_fixture.ts";
-import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import { checkFixture, checkIdStability } from "./_lang_fixture.ts";
+import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
 
 const SOURCE = `local json = require("json")
 -- ^ imports: json module=json alias=json
@@ -101,16 +101,10 @@ Deno.test(
 
 Deno.test("lua: a symbol's id survives an edit above it", async () => {
   const source = "local M = {}\n\nfunction M.total()\n  return 1\nend\n";
-  const root = fixtureRepository({ "m.lua": source });
-  await withWorkspace(root, async (_workspace, run) => {
-    await run("refresh");
-    const before = (await run("symbols", { query: "total" })).results[0];
-    writeFiles(root, {
-      "m.lua": source.replace("local M = {}\n", "local M = {}\n\nfunction M.added()\nend\n"),
-    });
-    await run("refresh");
-    const after = (await run("symbols", { query: "total" })).results[0];
-    assert.equal(after.start_line, before.start_line + 3);
-    assert.equal(after.symbol_id, before.symbol_id);
+  await checkIdStability({
+    path: "m.lua",
+    before: source,
+    after: source.replace("local M = {}\n", "local M = {}\n\nfunction M.added()\nend\n"),
+    symbol: "M.total",
   });
 });

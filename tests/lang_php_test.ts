@@ -1,7 +1,10 @@
 /** PHP: definitions, relations, ids and syntax errors through the public surface. */
-import assert from "node:assert/strict";
-import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
-import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  checkChunkBoundaries,
+  checkFixture,
+  checkIdStability,
+  checkSyntaxRecovery,
+} from "./_lang_fixture.ts";
 
 const SOURCE = `<?php
 declare(strict_types=1);
@@ -114,39 +117,21 @@ Deno.test("php: a file without a namespace names from the top", async () => {
 Deno.test("php: a file with a syntax error keeps what tree-sitter recovers", async () => {
   const good =
     "<?php\nclass Good\n{\n    public function fine(): int\n    {\n        return compute(1, 2);\n    }\n\n    public function other(): int\n    {\n        return 2;\n    }\n}\n";
-  const root = fixtureRepository({ "broken.php": good + "\nfunction broken($x, {\n" });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
-      assert.deepEqual(
-        errors.map((e) => ({ path: e.path, stage: e.stage })),
-        [{ path: "broken.php", stage: "syntax" }],
-        JSON.stringify(errors),
-      );
-    } finally {
-      db.close();
-    }
-    const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "Good::fine" && r.path === "broken.php"));
+  await checkSyntaxRecovery({
+    path: "broken.php",
+    source: good + "\nfunction broken($x, {\n",
+    symbol: "Good::fine",
   });
 });
 
 Deno.test("php: a symbol's id survives an edit above it", async () => {
   const source = "<?php\nclass Cart\n{\n    public function total() {}\n}\n";
-  const root = fixtureRepository({ "Cart.php": source });
-  await withWorkspace(root, async (_workspace, run) => {
-    await run("refresh");
-    const before = (await run("symbols", { query: "total" })).results[0];
-    writeFiles(root, {
-      "Cart.php": source.replace("<?php\n", "<?php\nfunction added() {}\n\n")
-        .replace("{\n", "{\n    public function more() {}\n"),
-    });
-    await run("refresh");
-    const after = (await run("symbols", { query: "total" })).results[0];
-    assert.equal(after.start_line, before.start_line + 3);
-    assert.equal(after.symbol_id, before.symbol_id);
+  await checkIdStability({
+    path: "Cart.php",
+    before: source,
+    after: source.replace("<?php\n", "<?php\nfunction added() {}\n\n")
+      .replace("{\n", "{\n    public function more() {}\n"),
+    symbol: "Cart::total",
   });
 });
 

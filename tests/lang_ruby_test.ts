@@ -1,7 +1,10 @@
 /** Ruby: definitions, relations, ids and syntax errors through the public surface. */
-import assert from "node:assert/strict";
-import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
-import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  checkChunkBoundaries,
+  checkFixture,
+  checkIdStability,
+  checkSyntaxRecovery,
+} from "./_lang_fixture.ts";
 
 const SOURCE = `require "json"
 # ^ imports: json module=json
@@ -99,39 +102,21 @@ Deno.test("ruby: Rakefile and Gemfile are Ruby", async () => {
 Deno.test("ruby: a file with a syntax error keeps what tree-sitter recovers", async () => {
   const good =
     "class Good\n  def fine\n    compute(1, 2)\n  end\n\n  def other\n    2\n  end\nend\n";
-  const root = fixtureRepository({ "broken.rb": good + "\ndef broken(x,\n  [1, 2\n" });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
-      assert.deepEqual(
-        errors.map((e) => ({ path: e.path, stage: e.stage })),
-        [{ path: "broken.rb", stage: "syntax" }],
-        JSON.stringify(errors),
-      );
-    } finally {
-      db.close();
-    }
-    const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "Good.fine" && r.path === "broken.rb"));
+  await checkSyntaxRecovery({
+    path: "broken.rb",
+    source: good + "\ndef broken(x,\n  [1, 2\n",
+    symbol: "Good.fine",
   });
 });
 
 Deno.test("ruby: a symbol's id survives an edit above it", async () => {
   const source = "class Cart\n  def total\n  end\nend\n";
-  const root = fixtureRepository({ "cart.rb": source });
-  await withWorkspace(root, async (_workspace, run) => {
-    await run("refresh");
-    const before = (await run("symbols", { query: "total" })).results[0];
-    writeFiles(root, {
-      "cart.rb": "def added\nend\n\n" +
-        source.replace("class Cart\n", "class Cart\n  def more; end\n"),
-    });
-    await run("refresh");
-    const after = (await run("symbols", { query: "total" })).results[0];
-    assert.equal(after.start_line, before.start_line + 4);
-    assert.equal(after.symbol_id, before.symbol_id);
+  await checkIdStability({
+    path: "cart.rb",
+    before: source,
+    after: "def added\nend\n\n" +
+      source.replace("class Cart\n", "class Cart\n  def more; end\n"),
+    symbol: "Cart.total",
   });
 });
 

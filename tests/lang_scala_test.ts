@@ -1,7 +1,10 @@
 /** Scala: definitions, relations, ids and syntax errors through the public surface. */
-import assert from "node:assert/strict";
-import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
-import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  checkChunkBoundaries,
+  checkFixture,
+  checkIdStability,
+  checkSyntaxRecovery,
+} from "./_lang_fixture.ts";
 
 const SOURCE = `package com.example.shop
 
@@ -99,39 +102,21 @@ Deno.test("scala: chained package clauses make one package", async () => {
 Deno.test("scala: a file with a syntax error keeps what tree-sitter recovers", async () => {
   const good =
     "package p\n\nclass Good {\n  def fine(): Int = {\n    compute(1, 2)\n  }\n\n  def other(): Int = {\n    2\n  }\n}\n";
-  const root = fixtureRepository({ "Broken.scala": good + "\ndef broken(x: Int,\n" });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
-      assert.deepEqual(
-        errors.map((e) => ({ path: e.path, stage: e.stage })),
-        [{ path: "Broken.scala", stage: "syntax" }],
-        JSON.stringify(errors),
-      );
-    } finally {
-      db.close();
-    }
-    const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "p.Good.fine" && r.path === "Broken.scala"));
+  await checkSyntaxRecovery({
+    path: "Broken.scala",
+    source: good + "\ndef broken(x: Int,\n",
+    symbol: "p.Good.fine",
   });
 });
 
 Deno.test("scala: a symbol's id survives an edit above it", async () => {
   const source = "package p\n\nclass Cart {\n  def total(): Int = 1\n}\n";
-  const root = fixtureRepository({ "Cart.scala": source });
-  await withWorkspace(root, async (_workspace, run) => {
-    await run("refresh");
-    const before = (await run("symbols", { query: "total" })).results[0];
-    writeFiles(root, {
-      "Cart.scala": source.replace("package p\n", "package p\n\nobject Added\n")
-        .replace("class Cart {\n", "class Cart {\n  def more(): Int = 2\n"),
-    });
-    await run("refresh");
-    const after = (await run("symbols", { query: "total" })).results[0];
-    assert.equal(after.start_line, before.start_line + 3);
-    assert.equal(after.symbol_id, before.symbol_id);
+  await checkIdStability({
+    path: "Cart.scala",
+    before: source,
+    after: source.replace("package p\n", "package p\n\nobject Added\n")
+      .replace("class Cart {\n", "class Cart {\n  def more(): Int = 2\n"),
+    symbol: "p.Cart.total",
   });
 });
 

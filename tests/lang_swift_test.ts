@@ -1,7 +1,10 @@
 /** Swift: definitions, relations, ids and syntax errors through the public surface. */
-import assert from "node:assert/strict";
-import { checkChunkBoundaries, checkFixture } from "./_lang_fixture.ts";
-import { fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  checkChunkBoundaries,
+  checkFixture,
+  checkIdStability,
+  checkSyntaxRecovery,
+} from "./_lang_fixture.ts";
 
 const SOURCE = `import Foundation
 // ^ imports: Foundation module=Foundation
@@ -99,39 +102,21 @@ Deno.test("swift: definitions and relations of a fixture", async () => {
 Deno.test("swift: a file with a syntax error keeps what tree-sitter recovers", async () => {
   const good =
     "class Good {\n    func fine() -> Int {\n        return compute(1, 2)\n    }\n\n    func other() -> Int {\n        return 2\n    }\n}\n";
-  const root = fixtureRepository({ "Broken.swift": good + "\nfunc broken(x: Int,\n" });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
-      assert.deepEqual(
-        errors.map((e) => ({ path: e.path, stage: e.stage })),
-        [{ path: "Broken.swift", stage: "syntax" }],
-        JSON.stringify(errors),
-      );
-    } finally {
-      db.close();
-    }
-    const answer = await run("symbols", { query: "fine" });
-    assert.ok(answer.results.some((r) => r.symbol === "Good.fine" && r.path === "Broken.swift"));
+  await checkSyntaxRecovery({
+    path: "Broken.swift",
+    source: good + "\nfunc broken(x: Int,\n",
+    symbol: "Good.fine",
   });
 });
 
 Deno.test("swift: a symbol's id survives an edit above it", async () => {
   const source = "class Cart {\n    func total() -> Int { 1 }\n}\n";
-  const root = fixtureRepository({ "Cart.swift": source });
-  await withWorkspace(root, async (_workspace, run) => {
-    await run("refresh");
-    const before = (await run("symbols", { query: "total" })).results[0];
-    writeFiles(root, {
-      "Cart.swift": "func added() {}\n\n" +
-        source.replace("class Cart {\n", "class Cart {\n    func more() {}\n"),
-    });
-    await run("refresh");
-    const after = (await run("symbols", { query: "total" })).results[0];
-    assert.equal(after.start_line, before.start_line + 3);
-    assert.equal(after.symbol_id, before.symbol_id);
+  await checkIdStability({
+    path: "Cart.swift",
+    before: source,
+    after: "func added() {}\n\n" +
+      source.replace("class Cart {\n", "class Cart {\n    func more() {}\n"),
+    symbol: "Cart.total",
   });
 });
 
