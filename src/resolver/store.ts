@@ -284,56 +284,57 @@ export class ScopeStore {
     return answer.value;
   }
 
-  #symbolRows(repo: string, sql: string, ...args: string[]): SymbolRecord[] {
+  /** Rows of a query in one repository, counted as read, minus those on hidden paths. */
+  #rows<T>(
+    repo: string,
+    sql: string,
+    args: string[],
+    record: (raw: Record<string, unknown>, path: string) => T,
+  ): T[] {
     const rows = this.#read(repo, (db) => db.prepare(sql).all(...args)) ?? [];
     this.rowsRead += rows.length;
-    const out: SymbolRecord[] = [];
+    const out: T[] = [];
     for (const raw of rows as Record<string, unknown>[]) {
       const path = raw.path as string;
-      if (!this.allowed(repo, path)) continue;
-      out.push({
-        repo,
-        path,
-        language: raw.language as string | null,
-        id: raw.id as string,
-        name: raw.name as string,
-        qualified: raw.qualified_name as string,
-        kind: raw.kind as string,
-        startLine: Number(raw.start_line),
-        startCol: Number(raw.start_col),
-        endLine: Number(raw.end_line),
-        endCol: Number(raw.end_col),
-        signature: raw.signature as string | null,
-        parentId: raw.parent_id as string | null,
-        exported: Number(raw.exported) === 1,
-      });
+      if (this.allowed(repo, path)) out.push(record(raw, path));
     }
     return out;
   }
 
+  #symbolRows(repo: string, sql: string, ...args: string[]): SymbolRecord[] {
+    return this.#rows(repo, sql, args, (raw, path) => ({
+      repo,
+      path,
+      language: raw.language as string | null,
+      id: raw.id as string,
+      name: raw.name as string,
+      qualified: raw.qualified_name as string,
+      kind: raw.kind as string,
+      startLine: Number(raw.start_line),
+      startCol: Number(raw.start_col),
+      endLine: Number(raw.end_line),
+      endCol: Number(raw.end_col),
+      signature: raw.signature as string | null,
+      parentId: raw.parent_id as string | null,
+      exported: Number(raw.exported) === 1,
+    }));
+  }
+
   #relationRows(repo: string, sql: string, ...args: string[]): RelationRecord[] {
-    const rows = this.#read(repo, (db) => db.prepare(sql).all(...args)) ?? [];
-    this.rowsRead += rows.length;
-    const out: RelationRecord[] = [];
-    for (const raw of rows as Record<string, unknown>[]) {
-      const path = raw.path as string;
-      if (!this.allowed(repo, path)) continue;
-      out.push({
-        repo,
-        path,
-        language: raw.language as string | null,
-        kind: raw.kind as string,
-        fromSymbol: raw.from_symbol as string | null,
-        target: raw.target as string,
-        receiver: raw.receiver as string | null,
-        module: raw.module as string | null,
-        alias: raw.alias as string | null,
-        startLine: Number(raw.start_line),
-        startCol: Number(raw.start_col),
-        endLine: Number(raw.end_line),
-        endCol: Number(raw.end_col),
-      });
-    }
-    return out;
+    return this.#rows(repo, sql, args, (raw, path) => ({
+      repo,
+      path,
+      language: raw.language as string | null,
+      kind: raw.kind as string,
+      fromSymbol: raw.from_symbol as string | null,
+      target: raw.target as string,
+      receiver: raw.receiver as string | null,
+      module: raw.module as string | null,
+      alias: raw.alias as string | null,
+      startLine: Number(raw.start_line),
+      startCol: Number(raw.start_col),
+      endLine: Number(raw.end_line),
+      endCol: Number(raw.end_col),
+    }));
   }
 }
