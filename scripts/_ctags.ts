@@ -63,23 +63,6 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
     note:
       "ctags' alias also tags `import { type X }`: alias tags on import lines are dropped (IMPORTED_TYPE).",
   },
-  tsx: {
-    ctagsLanguage: "TypeScript",
-    ctagsKinds: [
-      "class",
-      "function",
-      "method",
-      "generator",
-      "interface",
-      "enum",
-      "alias",
-      "namespace",
-    ],
-    sextantKinds: ["class", "function", "method", "interface", "enum", "type", "module"],
-    ignoreLines: IMPORTED_TYPE,
-    note:
-      "ctags reads .tsx with its TypeScript parser (no JSX); alias tags on import lines dropped.",
-  },
   javascript: {
     ctagsLanguage: "JavaScript",
     ctagsKinds: ["class", "function", "method", "generator", "getter", "setter"],
@@ -198,6 +181,10 @@ export const KIND_MAPPINGS: Record<string, KindMapping> = {
     note:
       'ctags names `function M.f` as `M.f` (compared by its last segment); its Lua parser also tags lines that only mention `function` (`require "plenary.functional"`, `t == "function"`): see recall_on_declarations; anonymous functions (`x = x or function() end`, `t[k] = function`) are not Sextant definitions.',
   },
+};
+KIND_MAPPINGS.tsx = {
+  ...KIND_MAPPINGS.typescript,
+  note: "ctags reads .tsx with its TypeScript parser (no JSX); alias tags on import lines dropped.",
 };
 KIND_MAPPINGS.csharp = KIND_MAPPINGS.c_sharp;
 KIND_MAPPINGS.sh = KIND_MAPPINGS.bash;

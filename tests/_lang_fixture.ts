@@ -101,6 +101,23 @@ interface RelationRow {
   from: string | null;
 }
 
+/** Indexes `files` as one fresh repository and hands the target and the action runner to `check`. */
+async function withIndexed(
+  files: Record<string, string>,
+  check: (db: DatabaseSync, run: Run) => Promise<void> | void,
+): Promise<void> {
+  const root = fixtureRepository(files);
+  await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    const db = openTarget(workspace);
+    try {
+      await check(db, run);
+    } finally {
+      db.close();
+    }
+  });
+}
+
 /** Indexes the files as one repository and checks every marker (and the exhaustive kinds). */
 export async function checkFixture(
   files: Record<string, string>,
@@ -108,91 +125,84 @@ export async function checkFixture(
 ): Promise<void> {
   const markers = Object.entries(files).flatMap(([path, source]) => parseMarkers(path, source));
   assert.ok(markers.length > 0, "the fixture has markers");
-  const root = fixtureRepository(files);
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      if (options.clean ?? true) {
-        const errors = db.prepare("SELECT path, message FROM index_errors").all();
-        assert.equal(count(db, "index_errors"), 0, `parses cleanly: ${JSON.stringify(errors)}`);
-      }
-      const problems: string[] = [];
-      for (const marker of markers.filter((m) => m.what === "def")) {
-        const answer = await run("symbols", { query: simpleName(marker.target), limit: 200 });
-        const hit = answer.results.find((result) =>
-          result.symbol === marker.target && result.path === marker.path &&
-          result.start_line === marker.line
-        );
-        if (!hit) {
-          const near = answer.results.filter((r) => r.path === marker.path)
-            .map((r) => `${r.symbol} ${r.kind} @${r.start_line}`);
-          problems.push(
-            `${marker.path}:${marker.line}: no symbol ${marker.target}; found ${
-              near.join(", ") || "nothing"
-            }`,
-          );
-        } else if (hit.kind !== marker.kind) {
-          problems.push(
-            `${marker.path}:${marker.line}: ${marker.target} is a ${hit.kind}, not a ${marker.kind}`,
-          );
-        }
-      }
-      const rows = db.prepare(
-        `SELECT r.kind, r.target, r.receiver, r.module, r.alias, f.path, r.start_line AS line,
-                s.qualified_name AS "from"
-           FROM code_relations r JOIN source_files f ON f.id = r.file_id
-           LEFT JOIN code_symbols s ON s.id = r.from_symbol`,
-      ).all() as unknown as RelationRow[];
-      const matched = new Set<RelationRow>();
-      for (const marker of markers.filter((m) => m.what !== "def")) {
-        const candidates = rows.filter((row) =>
-          row.kind === marker.what && row.target === marker.target &&
-          row.path === marker.path && row.line === marker.line
-        );
-        const hit = candidates.find((row) =>
-          Object.entries(marker.fields).every(([field, value]) =>
-            row[field as keyof RelationRow] === value
-          )
-        );
-        if (hit) matched.add(hit);
-        else {
-          const near = rows.filter((row) => row.path === marker.path && row.line === marker.line)
-            .map((row) =>
-              `${row.kind} ${row.target} receiver=${row.receiver} module=${row.module} alias=${row.alias} from=${row.from}`
-            );
-          problems.push(
-            `${marker.path}:${marker.line}: no ${marker.what} ${marker.target} ${
-              JSON.stringify(marker.fields)
-            }; on that line: ${near.join(" | ") || "nothing"}`,
-          );
-        }
-      }
-      for (const kind of options.exhaustiveKinds ?? []) {
-        const marked = new Set(
-          markers.filter((m) => m.what === "def" && m.kind === kind)
-            .map((m) => `${m.path}:${m.line}:${m.target}`),
-        );
-        const indexed = db.prepare(
-          `SELECT f.path, s.start_line AS line, s.qualified_name AS name
-             FROM code_symbols s JOIN source_files f ON f.id = s.file_id WHERE s.kind = ?`,
-        ).all(kind) as { path: string; line: number; name: string }[];
-        for (const row of indexed) {
-          if (!marked.has(`${row.path}:${row.line}:${row.name}`)) {
-            problems.push(`${row.path}:${row.line}: unmarked ${kind} ${row.name}`);
-          }
-        }
-      }
-      for (const kind of options.exhaustiveRelations ?? []) {
-        for (const row of rows.filter((r) => r.kind === kind && !matched.has(r))) {
-          problems.push(`${row.path}:${row.line}: unmarked ${kind} ${row.target}`);
-        }
-      }
-      assert.deepEqual(problems, [], `fixture mismatches:\n${problems.join("\n")}`);
-      await options.check?.(db, run);
-    } finally {
-      db.close();
+  await withIndexed(files, async (db, run) => {
+    if (options.clean ?? true) {
+      const errors = db.prepare("SELECT path, message FROM index_errors").all();
+      assert.equal(count(db, "index_errors"), 0, `parses cleanly: ${JSON.stringify(errors)}`);
     }
+    const problems: string[] = [];
+    for (const marker of markers.filter((m) => m.what === "def")) {
+      const answer = await run("symbols", { query: simpleName(marker.target), limit: 200 });
+      const hit = answer.results.find((result) =>
+        result.symbol === marker.target && result.path === marker.path &&
+        result.start_line === marker.line
+      );
+      if (!hit) {
+        const near = answer.results.filter((r) => r.path === marker.path)
+          .map((r) => `${r.symbol} ${r.kind} @${r.start_line}`);
+        problems.push(
+          `${marker.path}:${marker.line}: no symbol ${marker.target}; found ${
+            near.join(", ") || "nothing"
+          }`,
+        );
+      } else if (hit.kind !== marker.kind) {
+        problems.push(
+          `${marker.path}:${marker.line}: ${marker.target} is a ${hit.kind}, not a ${marker.kind}`,
+        );
+      }
+    }
+    const rows = db.prepare(
+      `SELECT r.kind, r.target, r.receiver, r.module, r.alias, f.path, r.start_line AS line,
+              s.qualified_name AS "from"
+         FROM code_relations r JOIN source_files f ON f.id = r.file_id
+         LEFT JOIN code_symbols s ON s.id = r.from_symbol`,
+    ).all() as unknown as RelationRow[];
+    const matched = new Set<RelationRow>();
+    for (const marker of markers.filter((m) => m.what !== "def")) {
+      const candidates = rows.filter((row) =>
+        row.kind === marker.what && row.target === marker.target &&
+        row.path === marker.path && row.line === marker.line
+      );
+      const hit = candidates.find((row) =>
+        Object.entries(marker.fields).every(([field, value]) =>
+          row[field as keyof RelationRow] === value
+        )
+      );
+      if (hit) matched.add(hit);
+      else {
+        const near = rows.filter((row) => row.path === marker.path && row.line === marker.line)
+          .map((row) =>
+            `${row.kind} ${row.target} receiver=${row.receiver} module=${row.module} alias=${row.alias} from=${row.from}`
+          );
+        problems.push(
+          `${marker.path}:${marker.line}: no ${marker.what} ${marker.target} ${
+            JSON.stringify(marker.fields)
+          }; on that line: ${near.join(" | ") || "nothing"}`,
+        );
+      }
+    }
+    for (const kind of options.exhaustiveKinds ?? []) {
+      const marked = new Set(
+        markers.filter((m) => m.what === "def" && m.kind === kind)
+          .map((m) => `${m.path}:${m.line}:${m.target}`),
+      );
+      const indexed = db.prepare(
+        `SELECT f.path, s.start_line AS line, s.qualified_name AS name
+           FROM code_symbols s JOIN source_files f ON f.id = s.file_id WHERE s.kind = ?`,
+      ).all(kind) as { path: string; line: number; name: string }[];
+      for (const row of indexed) {
+        if (!marked.has(`${row.path}:${row.line}:${row.name}`)) {
+          problems.push(`${row.path}:${row.line}: unmarked ${kind} ${row.name}`);
+        }
+      }
+    }
+    for (const kind of options.exhaustiveRelations ?? []) {
+      for (const row of rows.filter((r) => r.kind === kind && !matched.has(r))) {
+        problems.push(`${row.path}:${row.line}: unmarked ${kind} ${row.target}`);
+      }
+    }
+    assert.deepEqual(problems, [], `fixture mismatches:\n${problems.join("\n")}`);
+    await options.check?.(db, run);
   });
 }
 
@@ -237,25 +247,18 @@ export async function checkChunkBoundaries(options: {
   /** 1-based line where the body starts (the end of the signature). */
   bodyLine: number;
 }): Promise<void> {
-  const root = fixtureRepository({ [options.path]: options.source });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const chunks = db.prepare(
-        `SELECT c.start_line, c.end_line, c.symbol_path FROM source_chunks c
-           JOIN source_files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.start_line`,
-      ).all(options.path) as { start_line: number; end_line: number; symbol_path: string }[];
-      const own = chunks.filter((chunk) => chunk.symbol_path === options.symbol);
-      assert.ok(own.length >= 2, `the definition is split: ${JSON.stringify(chunks)}`);
-      assert.equal(own[0].start_line, options.firstLine, "the first chunk starts at the doc");
-      assert.ok(own[0].end_line >= options.bodyLine, "the signature is not split");
-      for (let i = 1; i < own.length; i++) {
-        assert.ok(own[i].start_line > own[i - 1].start_line, "windows advance");
-        assert.ok(own[i].start_line <= own[i - 1].end_line, "windows overlap");
-      }
-    } finally {
-      db.close();
+  await withIndexed({ [options.path]: options.source }, (db) => {
+    const chunks = db.prepare(
+      `SELECT c.start_line, c.end_line, c.symbol_path FROM source_chunks c
+         JOIN source_files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.start_line`,
+    ).all(options.path) as { start_line: number; end_line: number; symbol_path: string }[];
+    const own = chunks.filter((chunk) => chunk.symbol_path === options.symbol);
+    assert.ok(own.length >= 2, `the definition is split: ${JSON.stringify(chunks)}`);
+    assert.equal(own[0].start_line, options.firstLine, "the first chunk starts at the doc");
+    assert.ok(own[0].end_line >= options.bodyLine, "the signature is not split");
+    for (let i = 1; i < own.length; i++) {
+      assert.ok(own[i].start_line > own[i - 1].start_line, "windows advance");
+      assert.ok(own[i].start_line <= own[i - 1].end_line, "windows overlap");
     }
   });
 }
@@ -270,20 +273,13 @@ export async function checkSyntaxRecovery(options: {
   /** Qualified name of a definition tree-sitter recovers. */
   symbol: string;
 }): Promise<void> {
-  const root = fixtureRepository({ [options.path]: options.source });
-  await withWorkspace(root, async (workspace, run) => {
-    await run("refresh");
-    const db = openTarget(workspace);
-    try {
-      const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
-      assert.deepEqual(
-        errors.map((e) => ({ path: e.path, stage: e.stage })),
-        [{ path: options.path, stage: "syntax" }],
-        JSON.stringify(errors),
-      );
-    } finally {
-      db.close();
-    }
+  await withIndexed({ [options.path]: options.source }, async (db, run) => {
+    const errors = db.prepare("SELECT path, stage, message FROM index_errors").all();
+    assert.deepEqual(
+      errors.map((e) => ({ path: e.path, stage: e.stage })),
+      [{ path: options.path, stage: "syntax" }],
+      JSON.stringify(errors),
+    );
     const answer = await run("symbols", { query: simpleName(options.symbol), limit: 200 });
     assert.ok(
       answer.results.some((r) => r.symbol === options.symbol && r.path === options.path),
