@@ -7,17 +7,24 @@ import type { ActionName } from "./types.ts";
 
 type FieldType = "string" | "integer" | "boolean" | "string[]";
 
-interface FieldSpec {
+export interface FieldSpec {
   type: FieldType;
   required?: boolean;
   oneOf?: readonly string[];
   min?: number;
   max?: number;
+  /** One line for a person or a model: what the value means. */
+  description: string;
 }
 
 export interface MethodDescriptor {
   name: ActionName;
+  /** One line (CLI help). */
   summary: string;
+  /** A paragraph written for a model: when to use it instead of grep, what exact means. */
+  description: string;
+  /** The param the CLI takes positionally, if any. */
+  argument?: string;
   params: Record<string, FieldSpec>;
 }
 
@@ -25,106 +32,223 @@ export interface MethodDescriptor {
 export const LIMITS = { limit: 1000, queryBytes: 100_000, paths: 64, depth: 1000 };
 
 /** A traversal depth: actions clamp deeper requests to what they serve; beyond this it is an error. */
-const depthField: FieldSpec = { type: "integer", min: 1, max: LIMITS.depth };
+const depthField: FieldSpec = {
+  type: "integer",
+  min: 1,
+  max: LIMITS.depth,
+  description: "How many hops to follow (deeper requests are clamped and told so)",
+};
 
 const common: Record<string, FieldSpec> = {
-  repo: { type: "string" },
-  paths: { type: "string[]" },
-  language: { type: "string" },
-  limit: { type: "integer", min: 1, max: LIMITS.limit },
-  refresh: { type: "boolean" },
-  token_budget: { type: "integer", min: 1, max: 1_000_000 },
-  cursor: { type: "string" },
+  repo: {
+    type: "string",
+    description: "Answer from this repository only (the resolver still sees its project siblings)",
+  },
+  paths: { type: "string[]", description: "Repository-relative globs the answer is limited to" },
+  language: {
+    type: "string",
+    description: "Only files of this language (e.g. python, typescript)",
+  },
+  limit: { type: "integer", min: 1, max: LIMITS.limit, description: "At most this many results" },
+  refresh: {
+    type: "boolean",
+    description: "Reconcile the index with the working tree first (cheap when nothing changed)",
+  },
+  token_budget: {
+    type: "integer",
+    min: 1,
+    max: 1_000_000,
+    description: "Fit the answer to about this many tokens (bytes / 4)",
+  },
+  cursor: { type: "string", description: "The next_cursor of a truncated answer, to continue it" },
+};
+
+const repoOnly: Record<string, FieldSpec> = {
+  repo: { type: "string", description: "This repository only (default: every visible one)" },
 };
 
 /** How navigation actions name their subject: a symbol, or the use at path + line + column. */
 const navigationTarget: Record<string, FieldSpec> = {
-  symbol: { type: "string" },
-  path: { type: "string" },
-  line: { type: "integer", min: 1 },
-  column: { type: "integer", min: 1 },
+  symbol: {
+    type: "string",
+    description: "A name or qualified name (Class.method, pkg.Type.Method, crate::m::f)",
+  },
+  path: {
+    type: "string",
+    description: "A repository-relative file: with line and column, the use there; alone, the file",
+  },
+  line: { type: "integer", min: 1, description: "1-based line of a use in 'path'" },
+  column: { type: "integer", min: 1, description: "1-based column of a use in 'path'" },
+};
+
+const formatField: FieldSpec = {
+  type: "string",
+  oneOf: ["list", "mermaid"],
+  description: "'mermaid' adds a diagram of the relationships",
 };
 
 export const METHODS: Record<string, MethodDescriptor> = {
   search: {
     name: "search",
     summary: "Ranked code chunks for natural language, an identifier or a source phrase",
+    description:
+      "Find where something is implemented or discussed: pass an identifier, a phrase, an error " +
+      "message or a whole issue text with its traceback. Use it instead of grep when you do not " +
+      "know the exact spelling or file: it ranks chunks by code-aware full-text match, vectors, " +
+      "symbol names and paths, and returns snippets of the indexed text. Its confidence says how " +
+      "far the top file leads: 'reliable', 'candidate' or 'weak' (then read more than the top hit).",
+    argument: "query",
     params: {
       ...common,
-      query: { type: "string", required: true },
-      strategy: { type: "string", oneOf: ["hybrid", "lexical", "vector"] },
-      kind: { type: "string", oneOf: ["local", "dependency", "doc", "all"] },
+      query: {
+        type: "string",
+        required: true,
+        description: "Natural language, an identifier, a source phrase or an issue text",
+      },
+      strategy: {
+        type: "string",
+        oneOf: ["hybrid", "lexical", "vector"],
+        description: "Ranking backends (default hybrid)",
+      },
+      kind: {
+        type: "string",
+        oneOf: ["local", "dependency", "doc", "all"],
+        description: "The repository's own code, its dependencies, documentation, or all",
+      },
     },
   },
   symbols: {
     name: "symbols",
     summary: "Symbol definitions by name, qualified name or prefix",
-    params: { ...common, query: { type: "string", required: true }, kind: { type: "string" } },
+    description:
+      "Look up definitions by name, qualified name (module.Class.method) or prefix across the " +
+      "workspace, like an editor's 'go to symbol'. Faster and more exact than grepping for " +
+      "'def name' or 'function name': every hit is a definition with its kind, signature and " +
+      "range, read from the symbol index.",
+    argument: "query",
+    params: {
+      ...common,
+      query: { type: "string", required: true, description: "A name, qualified name or prefix" },
+      kind: { type: "string", description: "Only this kind (function, method, class, …)" },
+    },
   },
   grep: {
     name: "grep",
     summary: "Structural matches of a by-example code pattern with metavariables",
+    description:
+      "Structural search by example: write code in the target language with metavariables " +
+      "($X one node, $$$ARGS any number of nodes, $_ one node not captured), e.g. " +
+      "'requests.get($URL, $$$ARGS)'. Unlike text grep it never matches inside comments or " +
+      "strings and ignores formatting; each match comes with its bindings. Results are exact " +
+      "matches of the indexed text.",
+    argument: "pattern",
     params: {
       ...common,
-      pattern: { type: "string", required: true },
-      timeout_ms: { type: "integer", min: 1, max: 600_000 },
+      pattern: {
+        type: "string",
+        required: true,
+        description: "Code with metavariables ($X, $$$ARGS, $_)",
+      },
+      timeout_ms: {
+        type: "integer",
+        min: 1,
+        max: 600_000,
+        description: "Stop after this many milliseconds and return what was found",
+      },
     },
   },
   definition: {
     name: "definition",
     summary: "Where a symbol (name, qualified name, or the use at path:line:column) is defined",
+    description:
+      "Go to definition: name a symbol, or point at a use with path, line and column. The " +
+      "answer follows imports and module paths across the repository and its project " +
+      "siblings; 'exact' means proven by scope, imports or module paths, 'approximate' means " +
+      "the only definition of that name in scope. Ambiguous names answer with candidates.",
+    argument: "symbol",
     params: { ...common, ...navigationTarget },
   },
   references: {
     name: "references",
     summary: "Incoming structural relationships of a symbol",
+    description:
+      "Every place that uses a symbol (calls, imports, reads, writes, type uses, inheritance), " +
+      "resolved through imports rather than matched by name, so same-named symbols elsewhere " +
+      "are not mixed in. Each hit says whether it is exact or approximate and why.",
+    argument: "symbol",
     params: { ...common, ...navigationTarget },
   },
   callers: {
     name: "callers",
     summary: "Incoming calls of a symbol, transitively up to depth",
+    description:
+      "Who calls this function or method, transitively up to 'depth', each with the path of " +
+      "calls that reached it. Dynamic dispatch and reflection are reported as limitations.",
+    argument: "symbol",
     params: { ...common, ...navigationTarget, depth: depthField },
   },
   callees: {
     name: "callees",
     summary: "Outgoing calls of a symbol, transitively up to depth",
+    description:
+      "What this function or method calls, transitively up to 'depth', each call resolved to " +
+      "its definition where the evidence allows (exact) or by unique name (approximate).",
+    argument: "symbol",
     params: { ...common, ...navigationTarget, depth: depthField },
   },
   impact: {
     name: "impact",
     summary: "Transitive inbound relationships of a symbol, a path or the uncommitted diff",
+    description:
+      "What may break if this changes: everything that depends on a symbol, a file, or the " +
+      "uncommitted changes (diff: true), transitively up to 'depth' (default 3), each with the " +
+      "path of relationships that reached it.",
+    argument: "symbol",
     params: {
       ...common,
       ...navigationTarget,
-      diff: { type: "boolean" },
+      diff: { type: "boolean", description: "Start from the uncommitted changes against HEAD" },
       depth: depthField,
-      format: { type: "string", oneOf: ["list", "mermaid"] },
+      format: formatField,
     },
   },
   neighborhood: {
     name: "neighborhood",
     summary: "Bounded bidirectional relationships around a symbol",
+    description:
+      "The relationships around a symbol in both directions (what it uses and what uses it), " +
+      "up to 'depth'; format 'mermaid' adds a diagram.",
+    argument: "symbol",
     params: {
       ...common,
       ...navigationTarget,
       depth: depthField,
-      format: { type: "string", oneOf: ["list", "mermaid"] },
+      format: formatField,
     },
   },
   status: {
     name: "status",
     summary: "Per-repository generation, HEAD, files, languages, errors and limitations",
-    params: { repo: { type: "string" } },
+    description:
+      "The state of the index: per repository its generation, git HEAD, file, symbol and " +
+      "relation counts, languages, files that failed to index, limitations and the health of " +
+      "each backend. Use it to tell whether an empty answer means 'absent' or 'not indexed'.",
+    params: { ...repoOnly },
   },
   refresh: {
     name: "refresh",
     summary: "Reconcile repositories with their working trees now",
-    params: { repo: { type: "string" } },
+    description:
+      "Bring the index up to date with the working tree now (only changed files are parsed). " +
+      "Other actions accept refresh: true to do the same first.",
+    params: { ...repoOnly },
   },
   rebuild: {
     name: "rebuild",
     summary: "Drop a repository's target and index it again",
-    params: { repo: { type: "string" } },
+    description:
+      "Drop a repository's index and build it again from the files; for a damaged index.",
+    params: { ...repoOnly },
   },
 };
 
