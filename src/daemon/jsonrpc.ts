@@ -1,6 +1,6 @@
 /**
  * JSON-RPC 2.0 messages: parsing a frame into requests, and building
- * responses. The only module besides `server.ts` that knows the wire shape.
+ * responses. Only `src/daemon/` (this file, `session.ts`, `router.ts`) knows the wire shape.
  */
 import { ErrorCode, WireError } from "../protocol/errors.ts";
 import { FRAME_LIMITS, jsonDepth } from "./framing.ts";
