@@ -1,15 +1,8 @@
 /** Entry point: `sextant query|daemon|mcp …` (also what `deno task compile` builds). */
 import { queryCommand } from "./cli/query.ts";
+import { mainUsage } from "./cli/help.ts";
 import { daemonCommand } from "./daemon/command.ts";
 import { METHODS } from "./protocol/methods.ts";
-
-const USAGE = `usage: sextant <command> [args]
-
-commands:
-  query <action> [args]   run one action (search, symbols, status, refresh, rebuild)
-  <action> [args]         shorthand for 'query <action>'
-  daemon [flags]          the Unix-socket JSON-RPC daemon (docs/protocol.md)
-  mcp                     MCP server over stdio (not built yet)`;
 
 const ACTIONS = new Set(Object.keys(METHODS));
 
@@ -22,7 +15,7 @@ async function main(args: string[]): Promise<number> {
     console.error(`sextant: '${command}' is not available in this build yet`);
     return 2;
   }
-  (command === "--help" || command === "-h" ? console.log : console.error)(USAGE);
+  (command === "--help" || command === "-h" ? console.log : console.error)(mainUsage());
   return command === "--help" || command === "-h" ? 0 : 2;
 }
 

@@ -7,139 +7,53 @@ import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { loadWorkspaceConfig, Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+import { METHODS } from "../protocol/methods.ts";
+import { actionFlags, actionParams, queryParseOptions, UsageError } from "./flags.ts";
+import { QUERY_SYNOPSIS, queryUsage } from "./help.ts";
 import { formatHuman } from "./printer.ts";
-
-const USAGE =
-  `usage: sextant query [--workspace DIR] [--config FILE] [--json] <action> [argument] [flags]
-
-actions: search <query>, grep <pattern>, symbols <name>,
-         definition|references|callers|callees|neighborhood|impact [symbol],
-         status, refresh, rebuild
-flags:   --repo NAME  --paths GLOB (repeatable)  --language LANG  --limit N
-         --kind KIND  --strategy hybrid|lexical|vector  --no-refresh
-         --cursor C  --token-budget N  --timeout-ms N (grep)
-         --path P --line N --column N (a use)  --depth N  --format list|mermaid  --diff (impact)
-daemon:  --socket PATH  --agent NAME (or $SEXTANT_AGENT)  --token T (or $SEXTANT_TOKEN)
-         --embedded (never use a daemon)
-exit:    0 found, 1 nothing found, 2 error`;
-
-/** The positional argument of each action; navigation may name its subject by flags instead. */
-const MAIN_ARGUMENT: Record<string, { param: string; optional?: boolean }> = {
-  search: { param: "query" },
-  symbols: { param: "query" },
-  grep: { param: "pattern" },
-  definition: { param: "symbol", optional: true },
-  references: { param: "symbol", optional: true },
-  callers: { param: "symbol", optional: true },
-  callees: { param: "symbol", optional: true },
-  neighborhood: { param: "symbol", optional: true },
-  impact: { param: "symbol", optional: true },
-};
-/** Integer flags and the param each becomes. */
-const INTEGER_FLAGS: Record<string, string> = {
-  limit: "limit",
-  "token-budget": "token_budget",
-  "timeout-ms": "timeout_ms",
-  line: "line",
-  column: "column",
-  depth: "depth",
-};
 
 /** `sextant query …`: one action, printed for a person or as the JSON envelope. Returns the exit code. */
 export async function queryCommand(args: string[]): Promise<number> {
+  const flags = actionFlags();
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        workspace: { type: "string" },
-        config: { type: "string" },
-        "cache-dir": { type: "string" },
-        json: { type: "boolean", default: false },
-        repo: { type: "string" },
-        paths: { type: "string", multiple: true },
-        language: { type: "string" },
-        limit: { type: "string" },
-        kind: { type: "string" },
-        strategy: { type: "string" },
-        cursor: { type: "string" },
-        "token-budget": { type: "string" },
-        "timeout-ms": { type: "string" },
-        path: { type: "string" },
-        line: { type: "string" },
-        column: { type: "string" },
-        depth: { type: "string" },
-        format: { type: "string" },
-        diff: { type: "boolean", default: false },
-        "no-refresh": { type: "boolean", default: false },
-        socket: { type: "string" },
-        agent: { type: "string" },
-        token: { type: "string" },
-        embedded: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    parsed = parseArgs({ args, allowPositionals: true, options: queryParseOptions(flags) });
   } catch (error) {
-    console.error(`sextant: ${(error as Error).message}\n${USAGE}`);
+    console.error(`sextant: ${(error as Error).message}\n${QUERY_SYNOPSIS}`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    (values.help ? console.log : console.error)(USAGE);
+    (values.help ? console.log : console.error)(queryUsage(flags));
     return values.help ? 0 : 2;
   }
   const [action, ...rest] = positionals;
-  const params: Record<string, unknown> = {};
-  const mainArgument = MAIN_ARGUMENT[action];
-  if (mainArgument) {
-    if (rest.length === 0 && !mainArgument.optional) {
-      console.error(`sextant: '${action}' needs an argument\n${USAGE}`);
-      return 2;
-    }
-    if (rest.length > 0) params[mainArgument.param] = rest.join(" ");
-  } else if (rest.length > 0) {
-    console.error(`sextant: '${action}' takes no argument (got '${rest.join(" ")}')`);
+  let params: Record<string, unknown>;
+  try {
+    params = actionParams({ action, rest, values, flags });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`sextant: ${error.message}\n${QUERY_SYNOPSIS}`);
     return 2;
   }
-  if (values.repo) params.repo = values.repo;
-  if (values.paths) params.paths = values.paths;
-  if (values.language) params.language = values.language;
-  if (values.kind) params.kind = values.kind;
-  if (values.strategy) params.strategy = values.strategy;
-  if (values.cursor) params.cursor = values.cursor;
-  if (values.path) params.path = values.path;
-  if (values.format) params.format = values.format;
-  if (values.diff) params.diff = true;
-  for (const [flag, param] of Object.entries(INTEGER_FLAGS)) {
-    const raw = (values as Record<string, unknown>)[flag];
-    if (raw === undefined) continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value)) {
-      console.error(`sextant: --${flag} must be a whole number`);
-      return 2;
-    }
-    params[param] = value;
-  }
-  if (action !== "refresh" && action !== "rebuild" && action !== "status") {
-    params.refresh = !values["no-refresh"];
-  }
+  const option = (name: string) => values[name] as string | undefined;
+  const json = values.json === true;
 
   const workspaceOptions: WorkspaceOptions = {
-    directory: values.workspace,
-    configPath: values.config,
-    cacheDirectory: values["cache-dir"],
+    directory: option("workspace"),
+    configPath: option("config"),
+    cacheDirectory: option("cache-dir"),
   };
   const identity = {
-    agent: values.agent ?? Deno.env.get("SEXTANT_AGENT"),
-    token: values.token ?? Deno.env.get("SEXTANT_TOKEN"),
+    agent: option("agent") ?? Deno.env.get("SEXTANT_AGENT"),
+    token: option("token") ?? Deno.env.get("SEXTANT_TOKEN"),
   };
-  const progress = Deno.stderr.isTerminal() && !values.json ? progressPrinter() : undefined;
+  const progress = Deno.stderr.isTerminal() && !json ? progressPrinter() : undefined;
   try {
-    const answer = (!values.embedded &&
+    const answer = (values.embedded !== true &&
       await viaDaemon({
         workspaceOptions,
-        socket: values.socket,
+        socket: option("socket"),
         identity,
         action,
         params,
@@ -148,13 +62,14 @@ export async function queryCommand(args: string[]): Promise<number> {
       await embedded({ workspaceOptions, identity, action, params, progress });
     if (progress) Deno.stderr.writeSync(new TextEncoder().encode("\r\x1b[K"));
     const { envelope, multiRepo } = answer;
-    if (values.json) {
+    if (json) {
       console.log(JSON.stringify(envelope, null, 2));
     } else {
       const text = formatHuman(envelope, multiRepo);
       if (text) console.log(text);
     }
-    if (MAIN_ARGUMENT[action]) {
+    // An action that looks something up found it or not; the others always answer.
+    if (METHODS[action]?.argument) {
       return envelope.results.length > 0 || (envelope.candidates?.length ?? 0) > 0 ? 0 : 1;
     }
     return 0;
@@ -162,7 +77,7 @@ export async function queryCommand(args: string[]): Promise<number> {
     const known = error instanceof WireError || error instanceof SyntaxError ||
       error instanceof RpcFailure;
     const message = known ? error.message : `${(error as Error)?.message ?? error}`;
-    if (values.json) {
+    if (json) {
       const code = error instanceof WireError || error instanceof RpcFailure ? error.code : -32603;
       console.log(JSON.stringify({ error: { code, message } }, null, 2));
     } else {
