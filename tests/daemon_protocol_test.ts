@@ -28,6 +28,19 @@ function minimalParams(method: string): Record<string, unknown> {
   return params;
 }
 
+const UNITS: Record<string, number> = { MiB: 1024 * 1024, KiB: 1024, s: 1000, bytes: 1 };
+const LIMIT_ROW = /^\|[^|]+\| `([a-z_]+)` +\| (\d+(?: \d{3})*) ?(MiB|KiB|s|bytes)?\b.*\|$/gm;
+
+/** The limits table of docs/protocol.md as `initialize` should return it: key → number. */
+function documentedLimits(): Record<string, number> {
+  const text = Deno.readTextFileSync(new URL("../docs/protocol.md", import.meta.url));
+  const limits: Record<string, number> = {};
+  for (const [, key, value, unit] of text.matchAll(LIMIT_ROW)) {
+    limits[key] = Number(value.replaceAll(" ", "")) * (UNITS[unit] ?? 1);
+  }
+  return limits;
+}
+
 async function expectFailure(promise: Promise<unknown>, code: number): Promise<RpcFailure> {
   try {
     await promise;
@@ -59,6 +72,10 @@ Deno.test("daemon (real socket): handshake, every action, batches, notifications
         ]);
         assert.deepEqual([...hello.actions].sort(), Object.keys(METHODS).sort());
         assert.equal(hello.workspace.root, root);
+        // Every limit the daemon enforces, each as docs/protocol.md documents it.
+        const documented = documentedLimits();
+        assert.ok(Object.keys(documented).length >= 13, JSON.stringify(documented));
+        assert.deepEqual(hello.limits, documented);
       },
     );
 

@@ -3,7 +3,7 @@
  * batch per line, UTF-8, at most `FRAME_LIMITS.frameBytes` bytes.
  */
 
-/** Input limits of the wire (SPEC §14). */
+/** Input limits of the wire: past one a client gets an error or is dropped; the daemon goes on. */
 export const FRAME_LIMITS = {
   /** Bytes of one frame, newline excluded; a longer frame closes the connection. */
   frameBytes: 8 * 1024 * 1024,

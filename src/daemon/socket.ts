@@ -1,4 +1,4 @@
-/** Where the daemon's socket lives, and binding it safely (SPEC §14). */
+/** Where the daemon's socket lives, and binding it so that only its user can connect. */
 import { dirname, join, resolve } from "node:path";
 import { defaultCacheDirectory } from "../store/target.ts";
 
