@@ -1,3 +1,9 @@
+/**
+ * `sextant query`: parses the command line into one action's params (flags
+ * from the method descriptors, `flags.ts`), asks the daemon that serves this
+ * workspace or answers in this process under the same policy, and prints the
+ * envelope for a person or as JSON.
+ */
 import { parseArgs } from "node:util";
 import { DaemonClient, RpcFailure } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
@@ -37,31 +43,42 @@ export async function queryCommand(args: string[]): Promise<number> {
     return 2;
   }
   const option = (name: string) => values[name] as string | undefined;
-  const json = values.json === true;
+  return await answer({
+    action,
+    params,
+    json: values.json === true,
+    embedded: values.embedded === true,
+    socket: option("socket"),
+    workspaceOptions: {
+      directory: option("workspace"),
+      configPath: option("config"),
+      cacheDirectory: option("cache-dir"),
+    },
+    identity: {
+      agent: option("agent") ?? Deno.env.get("SEXTANT_AGENT"),
+      token: option("token") ?? Deno.env.get("SEXTANT_TOKEN"),
+    },
+  });
+}
 
-  const workspaceOptions: WorkspaceOptions = {
-    directory: option("workspace"),
-    configPath: option("config"),
-    cacheDirectory: option("cache-dir"),
-  };
-  const identity = {
-    agent: option("agent") ?? Deno.env.get("SEXTANT_AGENT"),
-    token: option("token") ?? Deno.env.get("SEXTANT_TOKEN"),
-  };
+/** Asks the daemon (or this process) and prints the answer; returns the exit code. */
+async function answer(options: {
+  action: string;
+  params: Record<string, unknown>;
+  json: boolean;
+  embedded: boolean;
+  socket?: string;
+  workspaceOptions: WorkspaceOptions;
+  identity: Identity;
+}): Promise<number> {
+  const { action, params, json, workspaceOptions, identity } = options;
   const progress = Deno.stderr.isTerminal() && !json ? progressPrinter() : undefined;
   try {
-    const answer = (values.embedded !== true &&
-      await viaDaemon({
-        workspaceOptions,
-        socket: option("socket"),
-        identity,
-        action,
-        params,
-        progress,
-      })) ||
-      await embedded({ workspaceOptions, identity, action, params, progress });
+    const request = { workspaceOptions, identity, action, params, progress };
+    const reply = (!options.embedded && await viaDaemon({ ...request, socket: options.socket })) ||
+      await embedded(request);
     if (progress) Deno.stderr.writeSync(new TextEncoder().encode("\r\x1b[K"));
-    const { envelope, multiRepo } = answer;
+    const { envelope, multiRepo } = reply;
     if (json) {
       console.log(JSON.stringify(envelope, null, 2));
     } else {
@@ -74,16 +91,20 @@ export async function queryCommand(args: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    const known = error instanceof WireError || error instanceof SyntaxError ||
-      error instanceof RpcFailure;
-    const message = known ? error.message : `${(error as Error)?.message ?? error}`;
-    if (json) {
-      const code = error instanceof WireError || error instanceof RpcFailure ? error.code : -32603;
-      console.log(JSON.stringify({ error: { code, message } }, null, 2));
-    } else {
-      console.error(`sextant: ${message}`);
-    }
+    printFailure(error, json);
     return 2;
+  }
+}
+
+function printFailure(error: unknown, json: boolean): void {
+  const known = error instanceof WireError || error instanceof SyntaxError ||
+    error instanceof RpcFailure;
+  const message = known ? error.message : `${(error as Error)?.message ?? error}`;
+  if (json) {
+    const code = error instanceof WireError || error instanceof RpcFailure ? error.code : -32603;
+    console.log(JSON.stringify({ error: { code, message } }, null, 2));
+  } else {
+    console.error(`sextant: ${message}`);
   }
 }
 
