@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util";
-import { DaemonClient, RpcFailure } from "../daemon/client.ts";
+import { attachDaemon, callerIdentity, embeddedGrant, type Identity } from "../daemon/caller.ts";
+import { RpcFailure } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
-import { AccessPolicy, Grant } from "../daemon/policy.ts";
-import { socketPath } from "../daemon/socket.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
@@ -130,10 +129,7 @@ export async function queryCommand(args: string[]): Promise<number> {
     configPath: values.config,
     cacheDirectory: values["cache-dir"],
   };
-  const identity = {
-    agent: values.agent ?? Deno.env.get("SEXTANT_AGENT"),
-    token: values.token ?? Deno.env.get("SEXTANT_TOKEN"),
-  };
+  const identity = callerIdentity(values);
   const progress = Deno.stderr.isTerminal() && !values.json ? progressPrinter() : undefined;
   try {
     const answer = (!values.embedded &&
@@ -177,11 +173,6 @@ interface Answer {
   multiRepo: boolean;
 }
 
-interface Identity {
-  agent?: string;
-  token?: string;
-}
-
 /**
  * Asks the daemon listening on the socket, when one answers and serves this
  * same workspace; null otherwise (the caller then runs embedded).
@@ -195,26 +186,14 @@ async function viaDaemon(options: {
   progress?: (repo: string, progress: RefreshProgress) => void;
 }): Promise<Answer | null> {
   const config = await loadWorkspaceConfig(options.workspaceOptions);
-  let client: DaemonClient;
+  const attached = await attachDaemon({
+    config,
+    socket: options.socket,
+    identity: options.identity,
+  });
+  if (!attached) return null;
+  const { client, hello } = attached;
   try {
-    client = await DaemonClient.connect(socketPath(options.socket, config.cacheDirectory));
-  } catch {
-    return null;
-  }
-  try {
-    const hello = await client.request("initialize", {
-      ...(options.identity.agent ? { agent: options.identity.agent } : {}),
-      ...(options.identity.token ? { token: options.identity.token } : {}),
-    }) as {
-      workspace: { root: string; config: string | null; cache_dir: string };
-      repositories: unknown[];
-    };
-    // A restricted agent is told only the root; anything else the daemon says must agree too.
-    const same = hello.workspace.root === config.root &&
-      (!("config" in hello.workspace) || hello.workspace.config === config.source) &&
-      (!("cache_dir" in hello.workspace) || hello.workspace.cache_dir === config.cacheDirectory);
-    // A daemon of another workspace does not answer for this one.
-    if (!same) return null;
     const progress = options.progress;
     const envelope = await client.request(options.action, options.params, {
       onProgress: progress
@@ -238,10 +217,7 @@ async function embedded(options: {
   const workspace = await Workspace.open(options.workspaceOptions);
   try {
     // The local user owns the files: without --agent the CLI has full access.
-    const grant = options.identity.agent
-      ? AccessPolicy.fromConfig(workspace.config.raw, workspace.config.source ?? "")
-        .authenticate(options.identity.agent, options.identity.token)
-      : Grant.full();
+    const grant = embeddedGrant(workspace, options.identity);
     const { envelope } = await executeAction({
       workspace,
       grant,
