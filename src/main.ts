@@ -1,6 +1,7 @@
 /** Entry point: `sextant query|daemon|mcp …` (also what `deno task compile` builds). */
 import { queryCommand } from "./cli/query.ts";
 import { daemonCommand } from "./daemon/command.ts";
+import { mcpCommand } from "./mcp/command.ts";
 import { METHODS } from "./protocol/methods.ts";
 
 const USAGE = `usage: sextant <command> [args]
@@ -9,7 +10,7 @@ commands:
   query <action> [args]   run one action (search, symbols, status, refresh, rebuild)
   <action> [args]         shorthand for 'query <action>'
   daemon [flags]          the Unix-socket JSON-RPC daemon (docs/protocol.md)
-  mcp                     MCP server over stdio (not built yet)`;
+  mcp [flags]             MCP server over stdio, one tool per action (docs/mcp.md)`;
 
 const ACTIONS = new Set(Object.keys(METHODS));
 
@@ -18,10 +19,7 @@ async function main(args: string[]): Promise<number> {
   if (command === "query") return await queryCommand(rest);
   if (command && ACTIONS.has(command)) return await queryCommand(args);
   if (command === "daemon") return await daemonCommand(rest);
-  if (command === "mcp") {
-    console.error(`sextant: '${command}' is not available in this build yet`);
-    return 2;
-  }
+  if (command === "mcp") return await mcpCommand(rest);
   (command === "--help" || command === "-h" ? console.log : console.error)(USAGE);
   return command === "--help" || command === "-h" ? 0 : 2;
 }
