@@ -12,6 +12,7 @@ import {
   type Identity,
 } from "../daemon/caller.ts";
 import { executeAction } from "../daemon/execute.ts";
+import type { TraceLog } from "../daemon/observe.ts";
 import type { Grant } from "../daemon/policy.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { METHODS } from "../protocol/methods.ts";
@@ -107,15 +108,33 @@ class EmbeddedBackend implements Backend {
   }
 
   /** Opens the workspace and authenticates; throws `Unauthorized` like the socket. */
-  static async open(options: WorkspaceOptions, identity: Identity): Promise<EmbeddedBackend> {
+  static async open(options: BackendOptions): Promise<EmbeddedBackend> {
     // Refreshes run in a Worker, so the stdio loop keeps answering (and hearing cancellations).
-    const workspace = await Workspace.open({ ...options, refreshInWorker: true });
+    const workspace = await Workspace.open({ ...options.workspace, refreshInWorker: true });
+    let grant: Grant;
     try {
-      return new EmbeddedBackend(workspace, embeddedGrant(workspace, identity));
+      grant = embeddedGrant(workspace, options.identity);
     } catch (error) {
       workspace.close();
       throw error;
     }
+    const log = options.log;
+    if (log) {
+      workspace.observeRefreshes(({ repo, report, error, ms }) => {
+        if (report) {
+          log.event("refresh", {
+            repo,
+            generation: report.generation,
+            changed: report.changed,
+            ms: Math.round(ms),
+          });
+        } else {log.event("refresh.failed", {
+            repo,
+            error: (error as Error)?.message ?? `${error}`,
+          });}
+      });
+    }
+    return new EmbeddedBackend(workspace, grant);
   }
 
   get actions(): string[] {
@@ -155,6 +174,8 @@ export interface BackendOptions {
   identity: Identity;
   /** Never forward to a daemon. */
   embedded?: boolean;
+  /** Hears the embedded workspace's refreshes. */
+  log?: TraceLog;
 }
 
 /**
@@ -186,7 +207,7 @@ export class Backends {
   static async start(options: BackendOptions): Promise<Backends> {
     const config = await loadWorkspaceConfig(options.workspace);
     const backend = await attach(options, config) ??
-      await EmbeddedBackend.open(options.workspace, options.identity);
+      await EmbeddedBackend.open(options);
     return new Backends(options, config, backend);
   }
 
@@ -200,7 +221,7 @@ export class Backends {
   async #choose(): Promise<Backend> {
     this.#daemon = await attach(this.#options, this.#config);
     if (this.#daemon) return this.#daemon;
-    this.#embedded ??= await EmbeddedBackend.open(this.#options.workspace, this.#options.identity);
+    this.#embedded ??= await EmbeddedBackend.open(this.#options);
     return this.#embedded;
   }
 

@@ -70,6 +70,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       socket: at(values.socket),
       identity: callerIdentity(values),
       embedded: values.embedded,
+      log,
     });
   } catch (error) {
     if (

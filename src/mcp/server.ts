@@ -46,7 +46,11 @@ export function createMcpServer(backends: Backends, log: TraceLog): Server {
     return { tools: toolsFor(backend.actions) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // Registered on the method alone: the SDK's tools/call wrapper then checks the whole request
+  // and answers a malformed one with InvalidParams (its own parse would say InternalError).
+  const toolsCall = CallToolRequestSchema.pick({ method: true }).loose();
+  server.setRequestHandler(toolsCall, async (raw, extra) => {
+    const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
     if (!Object.hasOwn(METHODS, name)) {
       throw new McpError(McpErrorCode.InvalidParams, `Unknown tool '${name}'`);
