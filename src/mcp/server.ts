@@ -11,8 +11,8 @@ import type { TraceLog } from "../daemon/observe.ts";
 import { SERVER_NAME, SERVER_VERSION } from "../daemon/server.ts";
 import { WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
-import type { Backends } from "./backend.ts";
-import { progressReporter } from "./progress.ts";
+import type { Backends, CallOptions } from "./backend.ts";
+import { progressReporter, type ProgressStep } from "./progress.ts";
 import {
   CallToolRequestSchema,
   type JSONRPCMessage,
@@ -26,13 +26,14 @@ import { answerResult, errorResult } from "./render.ts";
 import { toolsFor, withDefaults } from "./tools.ts";
 
 /** What the server tells a model about itself at `initialize`. */
-const INSTRUCTIONS = "Sextant answers questions about the code of this workspace from an index: " +
-  "search (ranked chunks for an identifier, a phrase or an issue text), symbols, " +
-  "structural grep, and navigation that follows imports (definition, references, " +
-  "callers, callees, impact, neighborhood). Prefer them to reading files blindly or to text " +
-  "grep. Each answer ends with a provenance line: 'exact' results are proven by scope, " +
-  "imports or module paths, 'approximate' ones are the only match by name; when " +
-  "truncated=true, pass next_cursor as 'cursor' to continue.";
+const INSTRUCTIONS =
+  "Sextant answers questions about the code of this workspace from an index kept up to date " +
+  "with the working tree: ranked search for an identifier, a phrase or a whole issue text, " +
+  "symbol lookup, structural grep by example, and navigation that follows imports rather than " +
+  "names. Prefer these tools to reading files blindly or to text grep. Each answer ends with a " +
+  "provenance line: 'exact' results are proven by scope, imports or module paths, " +
+  "'approximate' ones are the only match by name; when it says truncated=true, pass its " +
+  "next_cursor as 'cursor' to continue.";
 
 /** Builds the server on a backend; `log` hears one event per call. */
 export function createMcpServer(backends: Backends, log: TraceLog): Server {
@@ -64,19 +65,14 @@ export function createMcpServer(backends: Backends, log: TraceLog): Server {
     try {
       const backend = await backends.current();
       mode = backend.mode;
-      const report = token === undefined
-        ? null
-        : progressReporter(typeof args.repo === "string" ? 1 : backend.repositoryCount);
-      const onProgress = report
-        ? (repo: string, progress: Parameters<typeof report>[1]) => {
-          const step = report(repo, progress);
-          if (!step) return;
+      const onProgress = token === undefined ? undefined : progressSender(
+        (step) =>
           extra.sendNotification({
             method: "notifications/progress",
-            params: { progressToken: token!, ...step },
-          }).catch(() => {});
-        }
-        : undefined;
+            params: { progressToken: token, ...step },
+          }),
+        typeof args.repo === "string" ? 1 : backend.repositoryCount,
+      );
       const answer = await untilAborted(
         backend.call(name, withDefaults(name, args), { signal: extra.signal, onProgress }),
         extra.signal,
@@ -117,6 +113,18 @@ export function answerMalformed(transport: Transport): void {
         : { code: McpErrorCode.InvalidRequest, message: "Invalid Request" },
     } as unknown as JSONRPCMessage;
     transport.send(response).catch(() => {});
+  };
+}
+
+/** Sends a request's refresh progress as MCP progress steps (only growing, throttled). */
+function progressSender(
+  send: (step: ProgressStep) => Promise<void>,
+  repositories: number,
+): CallOptions["onProgress"] {
+  const report = progressReporter(repositories);
+  return (repo, progress) => {
+    const step = report(repo, progress);
+    if (step) send(step).catch(() => {});
   };
 }
 
