@@ -2,6 +2,7 @@
 import { queryCommand } from "./cli/query.ts";
 import { mainUsage } from "./cli/help.ts";
 import { daemonCommand } from "./daemon/command.ts";
+import { mcpCommand } from "./mcp/command.ts";
 import { METHODS } from "./protocol/methods.ts";
 
 const ACTIONS = new Set(Object.keys(METHODS));
@@ -11,10 +12,7 @@ async function main(args: string[]): Promise<number> {
   if (command === "query") return await queryCommand(rest);
   if (command && ACTIONS.has(command)) return await queryCommand(args);
   if (command === "daemon") return await daemonCommand(rest);
-  if (command === "mcp") {
-    console.error(`sextant: '${command}' is not available in this build yet`);
-    return 2;
-  }
+  if (command === "mcp") return await mcpCommand(rest);
   (command === "--help" || command === "-h" ? console.log : console.error)(mainUsage());
   return command === "--help" || command === "-h" ? 0 : 2;
 }

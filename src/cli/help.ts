@@ -17,7 +17,7 @@ commands:
   query <action> [args]   run one action ('sextant query --help': every action and flag)
   <action> [args]         shorthand for 'query <action>'
   daemon [flags]          the Unix-socket JSON-RPC daemon (docs/protocol.md)
-  mcp                     MCP server over stdio (not built yet)
+  mcp [flags]             MCP server over stdio, one tool per action (docs/mcp.md)
 
 actions:
 ${actionLines()}`;

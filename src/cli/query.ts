@@ -5,10 +5,9 @@
  * envelope for a person or as JSON.
  */
 import { parseArgs } from "node:util";
-import { DaemonClient, RpcFailure } from "../daemon/client.ts";
+import { attachDaemon, callerIdentity, embeddedGrant, type Identity } from "../daemon/caller.ts";
+import { RpcFailure } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
-import { AccessPolicy, Grant } from "../daemon/policy.ts";
-import { socketPath } from "../daemon/socket.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
@@ -54,10 +53,7 @@ export async function queryCommand(args: string[]): Promise<number> {
       configPath: option("config"),
       cacheDirectory: option("cache-dir"),
     },
-    identity: {
-      agent: option("agent") ?? Deno.env.get("SEXTANT_AGENT"),
-      token: option("token") ?? Deno.env.get("SEXTANT_TOKEN"),
-    },
+    identity: callerIdentity({ agent: option("agent"), token: option("token") }),
   });
 }
 
@@ -113,11 +109,6 @@ interface Answer {
   multiRepo: boolean;
 }
 
-interface Identity {
-  agent?: string;
-  token?: string;
-}
-
 /**
  * Asks the daemon listening on the socket, when one answers and serves this
  * same workspace; null otherwise (the caller then runs embedded).
@@ -131,26 +122,14 @@ async function viaDaemon(options: {
   progress?: (repo: string, progress: RefreshProgress) => void;
 }): Promise<Answer | null> {
   const config = await loadWorkspaceConfig(options.workspaceOptions);
-  let client: DaemonClient;
+  const attached = await attachDaemon({
+    config,
+    socket: options.socket,
+    identity: options.identity,
+  });
+  if (!attached) return null;
+  const { client, hello } = attached;
   try {
-    client = await DaemonClient.connect(socketPath(options.socket, config.cacheDirectory));
-  } catch {
-    return null;
-  }
-  try {
-    const hello = await client.request("initialize", {
-      ...(options.identity.agent ? { agent: options.identity.agent } : {}),
-      ...(options.identity.token ? { token: options.identity.token } : {}),
-    }) as {
-      workspace: { root: string; config: string | null; cache_dir: string };
-      repositories: unknown[];
-    };
-    // A restricted agent is told only the root; anything else the daemon says must agree too.
-    const same = hello.workspace.root === config.root &&
-      (!("config" in hello.workspace) || hello.workspace.config === config.source) &&
-      (!("cache_dir" in hello.workspace) || hello.workspace.cache_dir === config.cacheDirectory);
-    // A daemon of another workspace does not answer for this one.
-    if (!same) return null;
     const progress = options.progress;
     const envelope = await client.request(options.action, options.params, {
       onProgress: progress
@@ -174,10 +153,7 @@ async function embedded(options: {
   const workspace = await Workspace.open(options.workspaceOptions);
   try {
     // The local user owns the files: without --agent the CLI has full access.
-    const grant = options.identity.agent
-      ? AccessPolicy.fromConfig(workspace.config.raw, workspace.config.source ?? "")
-        .authenticate(options.identity.agent, options.identity.token)
-      : Grant.full();
+    const grant = embeddedGrant(workspace, options.identity);
     const { envelope } = await executeAction({
       workspace,
       grant,

@@ -1,0 +1,246 @@
+/**
+ * Where the MCP server's tool calls go: the daemon that serves the same
+ * workspace when one answers on the socket, else one embedded workspace kept
+ * open for the server's life. Both apply the same policy through the same
+ * `executeAction`; a hidden repository answers like a missing one in both.
+ */
+import { ResultCache } from "../actions/result_cache.ts";
+import {
+  attachDaemon,
+  type AttachedDaemon,
+  embeddedGrant,
+  type Identity,
+} from "../daemon/caller.ts";
+import { executeAction } from "../daemon/execute.ts";
+import type { TraceLog } from "../daemon/observe.ts";
+import type { Grant } from "../daemon/policy.ts";
+import type { RefreshProgress } from "../indexer/refresh.ts";
+import { METHODS } from "../protocol/methods.ts";
+import type { Envelope } from "../protocol/types.ts";
+import type { WorkspaceConfig } from "../workspace/config.ts";
+import { loadWorkspaceConfig, Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+
+/** An answer and whether paths need their repository in front (more than one visible). */
+export interface Answer {
+  envelope: Envelope;
+  multiRepo: boolean;
+}
+
+export interface CallOptions {
+  /** Aborted when the client cancels the call. */
+  signal?: AbortSignal;
+  onProgress?: (repo: string, progress: RefreshProgress) => void;
+}
+
+/** One way of answering a tool call. */
+export interface Backend {
+  readonly mode: "daemon" | "embedded";
+  /** The actions the caller may use (those this build describes). */
+  readonly actions: string[];
+  /** How many repositories the caller sees. */
+  readonly repositoryCount: number;
+  /** Runs an action; throws `WireError`, `RpcFailure` or, for a defect, anything else. */
+  call(action: string, params: Record<string, unknown>, options: CallOptions): Promise<Answer>;
+  close(): void;
+}
+
+/** Forwards to the daemon over its socket; a cancelled call sends `$/cancelRequest`. */
+class DaemonBackend implements Backend {
+  readonly mode = "daemon";
+  readonly #attached: AttachedDaemon;
+  #alive = true;
+
+  constructor(attached: AttachedDaemon) {
+    this.#attached = attached;
+    attached.client.done.then(() => (this.#alive = false));
+  }
+
+  /** False once the daemon closed the connection (it stopped, or this side closed it). */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  get actions(): string[] {
+    return this.#attached.hello.actions.filter((action) => Object.hasOwn(METHODS, action));
+  }
+
+  get repositoryCount(): number {
+    return this.#attached.hello.repositories.length;
+  }
+
+  async call(
+    action: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Answer> {
+    const { client } = this.#attached;
+    const id = client.nextId;
+    const cancel = () => client.notify("$/cancelRequest", { id }).catch(() => {});
+    options.signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      const onProgress = options.onProgress;
+      const envelope = await client.request(action, params, {
+        onProgress: onProgress
+          ? (p) => onProgress(p.repo as string, p as unknown as RefreshProgress)
+          : undefined,
+      }) as Envelope;
+      return { envelope, multiRepo: this.repositoryCount > 1 };
+    } finally {
+      options.signal?.removeEventListener("abort", cancel);
+    }
+  }
+
+  close(): void {
+    this.#attached.client.close();
+  }
+}
+
+/** Runs actions in this process on one workspace, with the answer cache. */
+class EmbeddedBackend implements Backend {
+  readonly mode = "embedded";
+  readonly #workspace: Workspace;
+  readonly #grant: Grant;
+  readonly #cache = new ResultCache();
+
+  private constructor(workspace: Workspace, grant: Grant) {
+    this.#workspace = workspace;
+    this.#grant = grant;
+  }
+
+  /** Opens the workspace and authenticates; throws `Unauthorized` like the socket. */
+  static async open(options: BackendOptions): Promise<EmbeddedBackend> {
+    // Refreshes run in a Worker, so the stdio loop keeps answering (and hearing cancellations).
+    const workspace = await Workspace.open({ ...options.workspace, refreshInWorker: true });
+    let grant: Grant;
+    try {
+      grant = embeddedGrant(workspace, options.identity);
+    } catch (error) {
+      workspace.close();
+      throw error;
+    }
+    const log = options.log;
+    if (log) {
+      workspace.observeRefreshes(({ repo, report, error, ms }) => {
+        if (report) {
+          log.event("refresh", {
+            repo,
+            generation: report.generation,
+            changed: report.changed,
+            ms: Math.round(ms),
+          });
+        } else {log.event("refresh.failed", {
+            repo,
+            error: (error as Error)?.message ?? `${error}`,
+          });}
+      });
+    }
+    return new EmbeddedBackend(workspace, grant);
+  }
+
+  get actions(): string[] {
+    return this.#grant.allowedActions(Object.keys(METHODS));
+  }
+
+  get repositoryCount(): number {
+    return this.#grant.visibleRepositories(this.#workspace).size;
+  }
+
+  async call(
+    action: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Answer> {
+    const { envelope } = await executeAction({
+      workspace: this.#workspace,
+      grant: this.#grant,
+      action,
+      params,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      cache: this.#cache,
+    });
+    return { envelope, multiRepo: this.repositoryCount > 1 };
+  }
+
+  close(): void {
+    this.#workspace.close();
+  }
+}
+
+export interface BackendOptions {
+  workspace: WorkspaceOptions;
+  /** The daemon's socket (default: the CLI's rule, `socketPath`). */
+  socket?: string;
+  identity: Identity;
+  /** Never forward to a daemon. */
+  embedded?: boolean;
+  /** Hears the embedded workspace's refreshes. */
+  log?: TraceLog;
+}
+
+/**
+ * Chooses per call: the daemon while its connection lives (one that starts
+ * later is found by the next call), else the embedded workspace, opened once.
+ */
+export class Backends {
+  readonly #options: BackendOptions;
+  readonly #config: WorkspaceConfig;
+  #daemon: DaemonBackend | null;
+  #embedded: EmbeddedBackend | null;
+  #choosing: Promise<Backend> | null = null;
+
+  private constructor(
+    options: BackendOptions,
+    config: WorkspaceConfig,
+    backend: DaemonBackend | EmbeddedBackend,
+  ) {
+    this.#options = options;
+    this.#config = config;
+    this.#daemon = backend instanceof DaemonBackend ? backend : null;
+    this.#embedded = backend instanceof EmbeddedBackend ? backend : null;
+  }
+
+  /**
+   * Attaches to the daemon or opens the workspace, and authenticates the
+   * identity now: a wrong token fails here with the socket's message.
+   */
+  static async start(options: BackendOptions): Promise<Backends> {
+    const config = await loadWorkspaceConfig(options.workspace);
+    const backend = await attach(options, config) ??
+      await EmbeddedBackend.open(options);
+    return new Backends(options, config, backend);
+  }
+
+  /** The backend for the next call. */
+  current(): Promise<Backend> {
+    if (this.#daemon?.alive) return Promise.resolve(this.#daemon);
+    this.#choosing ??= this.#choose().finally(() => (this.#choosing = null));
+    return this.#choosing;
+  }
+
+  async #choose(): Promise<Backend> {
+    this.#daemon = await attach(this.#options, this.#config);
+    if (this.#daemon) return this.#daemon;
+    this.#embedded ??= await EmbeddedBackend.open(this.#options);
+    return this.#embedded;
+  }
+
+  close(): void {
+    this.#daemon?.close();
+    this.#embedded?.close();
+  }
+}
+
+/** The daemon serving the workspace, initialized with the identity; null when none does. */
+async function attach(
+  options: BackendOptions,
+  config: WorkspaceConfig,
+): Promise<DaemonBackend | null> {
+  if (options.embedded) return null;
+  const attached = await attachDaemon({
+    config,
+    socket: options.socket,
+    identity: options.identity,
+  });
+  return attached ? new DaemonBackend(attached) : null;
+}
