@@ -27,6 +27,7 @@ import {
   snippetLines,
   symbolKindName,
 } from "./locations.ts";
+import { lineMapping } from "./line_map.ts";
 
 /** The indexed definition that encloses a line, as the index knows it. */
 export interface IndexedDefinition {
@@ -59,6 +60,8 @@ export interface RouteRequest {
   snapshot: CommittedSnapshot;
   /** How long to wait for a starting server (default 0: fall back at once). */
   waitForReadyMs?: number;
+  /** A bound on each server request tighter than the server's `request_timeout_ms`. */
+  timeoutMs?: number;
 }
 
 /** A use or definition site: 1-based line, 1-based column in UTF-16 code units. */
@@ -76,8 +79,11 @@ export interface LspAnswer {
   /** False when any hit's file differs in the working tree from the committed snapshot. */
   fresh: boolean;
   hits: ResultHit[];
-  /** Locations left out: outside the repository root, or in files the index does not hold. */
-  dropped: { outside_root: number; not_indexed: number };
+  /**
+   * Locations left out: outside the repository root, in files the index does not hold, or on
+   * lines of the working tree that the committed text does not have.
+   */
+  dropped: { outside_root: number; not_indexed: number; not_committed: number };
   /** Time spent in the server's requests, and in the whole routed call. */
   server_ms: number;
   total_ms: number;
@@ -237,6 +243,7 @@ export class LspRouter {
     const started = performance.now();
     const acquired = await this.#manager.acquire(request.repo, request.language, {
       waitForReadyMs: request.waitForReadyMs,
+      timeoutMs: request.timeoutMs,
     });
     if (!acquired.ok) return acquired;
     const session = acquired.session;
@@ -272,7 +279,7 @@ export class LspRouter {
       ok: true,
       backend: `lsp:${session.server}`,
       confidence: "exact",
-      fresh: call.hits.every((hit) => hit.fresh !== false),
+      fresh: !call.stale,
       hits: call.hits,
       dropped: call.dropped,
       server_ms: Math.round(call.serverMs * 10) / 10,
@@ -284,13 +291,16 @@ export class LspRouter {
 /** The state of one routed request: the files read, the hits so far, the time in the server. */
 class RoutedCall {
   readonly hits: ResultHit[] = [];
-  readonly dropped = { outside_root: 0, not_indexed: 0 };
+  readonly dropped = { outside_root: 0, not_indexed: 0, not_committed: 0 };
   serverMs = 0;
+  /** Some location lay in a file whose working tree differs from the committed text. */
+  stale = false;
   readonly #session: LspSession;
   readonly #request: RouteRequest;
   readonly #roots: string[];
   readonly #committed = new Map<string, Promise<string | null>>();
-  readonly #fresh = new Map<string, Promise<boolean>>();
+  readonly #working = new Map<string, Promise<string | null>>();
+  readonly #mappings = new Map<string, Int32Array | null>();
   readonly #seen = new Set<string>();
 
   constructor(session: LspSession, request: RouteRequest) {
@@ -344,14 +354,18 @@ class RoutedCall {
   /** A call-hierarchy item as a node summary, or null when it lies outside the index. */
   async node(item: CallHierarchyItem) {
     const path = repositoryRelativePath(item.uri, this.#roots);
-    if (path === null || (await this.committed(path)) === null) return null;
+    if (path === null) return null;
+    const text = await this.committed(path);
+    if (text === null) return null;
+    const toCommitted = await this.#lineMap(path, text);
+    const start = toCommitted(item.selectionRange.start.line + 1);
     return {
       repo: this.#request.repo,
       path,
       symbol: item.name,
       kind: symbolKindName(item.kind),
-      start_line: item.range.start.line + 1,
-      end_line: item.range.end.line + 1,
+      start_line: toCommitted(item.range.start.line + 1) || start,
+      end_line: toCommitted(item.range.end.line + 1) || start,
     };
   }
 
@@ -376,14 +390,25 @@ class RoutedCall {
       this.dropped.not_indexed++;
       return;
     }
-    const line = location.name.start.line + 1;
+    const fresh = (await this.#workingText(path)) === text;
+    if (!fresh) this.stale = true;
+    const toCommitted = await this.#lineMap(path, text);
+    const line = toCommitted(location.name.start.line + 1);
+    if (line === 0) {
+      this.dropped.not_committed++;
+      return;
+    }
     const column = location.name.start.character + 1;
     const key = `${path}:${line}:${column}:${location.kind}:${location.symbol ?? ""}`;
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
-    const name = identifierAt(text, location.name.start);
-    let startLine = Math.min(line, location.span.start.line + 1);
-    let endLine = Math.max(line, location.span.end.line + 1);
+    // The name is read where the server saw it: the committed line when the texts agree there.
+    const name = identifierAt(text, { line: line - 1, character: location.name.start.character });
+    const spanStart = toCommitted(location.span.start.line + 1) || line;
+    const spanEnd = toCommitted(location.span.end.line + 1) ||
+      line + (location.span.end.line - location.name.start.line);
+    let startLine = Math.min(line, spanStart);
+    let endLine = Math.max(line, spanEnd);
     let symbol = location.symbol ?? name;
     let kind = location.kind;
     let signature: string | null = null;
@@ -413,26 +438,42 @@ class RoutedCall {
       score: 1,
       snippet: definition
         ? snippetLines(text, startLine, endLine, 12)
-        : snippetLines(text, line, Math.max(line, location.span.end.line + 1), 3),
+        : snippetLines(text, line, Math.max(line, Math.min(endLine, line + 2)), 3),
       backend: `lsp:${this.#session.server}`,
       confidence: "exact",
       evidence: "lsp",
-      fresh: await this.#isFresh(path, text),
+      fresh,
       // A call site names the callee while the hit names the caller: keep the written name.
       ...(location.kind === "calls" && name !== null && name !== symbol ? { name } : {}),
       ...location.extra,
     });
   }
 
-  #isFresh(path: string, committed: string): Promise<boolean> {
-    let fresh = this.#fresh.get(path);
-    if (!fresh) {
+  #workingText(path: string): Promise<string | null> {
+    let text = this.#working.get(path);
+    if (!text) {
       const read = this.#request.snapshot.workingText ??
         ((p: string) => Deno.readTextFile(join(this.#session.root, p)).catch(() => null));
-      fresh = read(path).then((working) => working === committed);
-      this.#fresh.set(path, fresh);
+      text = read(path);
+      this.#working.set(path, text);
     }
-    return fresh;
+    return text;
+  }
+
+  /**
+   * Server line → committed line (0: not in the committed text). The server saw the text it
+   * holds open for the path (committed text Sextant sent), else the working tree.
+   */
+  async #lineMap(path: string, committed: string): Promise<(line: number) => number> {
+    if (!this.#mappings.has(path)) {
+      const seen = this.#session.documentText(path) ?? (await this.#workingText(path));
+      this.#mappings.set(
+        path,
+        seen === null || seen === committed ? null : lineMapping(seen, committed),
+      );
+    }
+    const mapping = this.#mappings.get(path)!;
+    return (line) => mapping === null ? line : (mapping[line] ?? 0);
   }
 
   #uri(path: string): string {
