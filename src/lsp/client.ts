@@ -33,6 +33,8 @@ export interface ClientOptions {
   startTimeoutMs: number;
   /** `$/progress` begin/end of the server's work (indexing). */
   onProgress?: (kind: "begin" | "end", token: string | number) => void;
+  /** A `window/logMessage` line (servers tell their startup steps there). */
+  onLog?: (message: string) => void;
   /** The process ended (crash, exit, kill); `description` says how. */
   onExit?: (description: string) => void;
 }
@@ -47,6 +49,7 @@ export class LspClient {
   serverName = "";
   readonly exited: Promise<string>;
   #alive = true;
+  #closed = false;
   #stderr = "";
   readonly #process: Deno.ChildProcess;
   readonly #connection: MessageConnection;
@@ -56,11 +59,13 @@ export class LspClient {
   readonly #pending = new Set<(error: LspRequestError) => void>();
   readonly #plan: LaunchPlan;
   readonly #root: string;
+  readonly #options: ClientOptions;
 
   private constructor(process: Deno.ChildProcess, plan: LaunchPlan, options: ClientOptions) {
     this.#process = process;
     this.#plan = plan;
     this.#root = options.root;
+    this.#options = options;
     this.pid = process.pid;
     this.#stdout = Readable.fromWeb(process.stdout as never);
     this.#stdin = Writable.fromWeb(process.stdin as never);
@@ -71,6 +76,11 @@ export class LspClient {
       new StreamMessageWriter(this.#stdin),
     );
     this.#connection.onError(() => {});
+    // A server whose stdout closed can answer nothing more: end it (a crash to the manager).
+    this.#connection.onClose(() => {
+      this.#closed = true;
+      if (this.#alive) this.kill();
+    });
     this.#connection.onRequest((method: string, params: unknown) =>
       this.#answerServer(method, params)
     );
@@ -81,6 +91,9 @@ export class LspClient {
         if (kind === "begin" || kind === "end") options.onProgress?.(kind, params.token);
       },
     );
+    this.#connection.onNotification("window/logMessage", (params: { message?: string }) => {
+      if (typeof params?.message === "string") options.onLog?.(params.message);
+    });
     this.#connection.listen();
     const stderr = process.stderr.getReader();
     this.#readStderr(stderr);
@@ -104,8 +117,8 @@ export class LspClient {
     });
   }
 
-  /** Spawns the planned command in the repository root and initializes it. */
-  static async start(plan: LaunchPlan, options: ClientOptions): Promise<LspClient> {
+  /** Spawns the planned command in the repository root (not yet initialized). */
+  static spawn(plan: LaunchPlan, options: ClientOptions): LspClient {
     const process = new Deno.Command(plan.executable, {
       args: plan.args,
       cwd: options.root,
@@ -115,25 +128,29 @@ export class LspClient {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    const client = new LspClient(process, plan, options);
+    return new LspClient(process, plan, options);
+  }
+
+  /** initialize (bounded by `startTimeoutMs`) and initialized; on failure the process is killed. */
+  async initialize(): Promise<void> {
     try {
-      const result = await client.request<InitializeResult>(
+      const result = await this.request<InitializeResult>(
         "initialize",
-        client.#initializeParams(),
-        options.startTimeoutMs,
+        this.#initializeParams(),
+        this.#options.startTimeoutMs,
       );
-      client.capabilities = result?.capabilities ?? {};
-      client.serverName = [result?.serverInfo?.name, result?.serverInfo?.version]
+      this.capabilities = result?.capabilities ?? {};
+      this.serverName = [result?.serverInfo?.name, result?.serverInfo?.version]
         .filter(Boolean).join(" ");
-      client.#notify("initialized", {});
-      client.#notify("workspace/didChangeConfiguration", { settings: plan.settings });
-      return client;
+      // Settings are pulled by the server (workspace/configuration); pushing them as well
+      // makes servers such as pyright apply their configuration twice.
+      this.#notify("initialized", {});
     } catch (error) {
-      await client.kill();
+      await this.kill();
       if (error instanceof LspRequestError && error.reason === "timeout") {
         throw new LspRequestError(
           "timeout",
-          `initialize did not answer within ${options.startTimeoutMs} ms`,
+          `initialize did not answer within ${this.#options.startTimeoutMs} ms`,
         );
       }
       throw error;
@@ -146,7 +163,7 @@ export class LspClient {
 
   /** Sends a request; rejects with `LspRequestError` on timeout, exit or an error answer. */
   request<T>(method: string, params: unknown, timeoutMs: number): Promise<T> {
-    if (!this.#alive) {
+    if (!this.#alive || this.#closed) {
       return Promise.reject(new LspRequestError("crashed", "the server is not running"));
     }
     return new Promise<T>((resolve, reject) => {
@@ -162,7 +179,7 @@ export class LspClient {
       };
       const onExit = (error: LspRequestError) => finish(() => reject(error));
       const timer = setTimeout(() => {
-        cancel.cancel();
+        if (this.#alive && !this.#closed) cancel.cancel();
         finish(() =>
           reject(new LspRequestError("timeout", `${method} timed out after ${timeoutMs} ms`))
         );
@@ -210,6 +227,11 @@ export class LspClient {
     }
   }
 
+  /** The text the server holds for an open document, or null when it reads the file itself. */
+  documentText(path: string): string | null {
+    return this.#documents.get(pathToFileURL(join(this.#root, path)).href)?.text ?? null;
+  }
+
   /** shutdown + exit, then SIGTERM and SIGKILL if the process is still there. */
   async stop(graceMs = 2_000): Promise<void> {
     if (this.#alive) {
@@ -238,7 +260,7 @@ export class LspClient {
   }
 
   #notify(method: string, params: unknown): void {
-    if (!this.#alive) return;
+    if (!this.#alive || this.#closed) return;
     this.#connection.sendNotification(method, params).catch(() => {});
   }
 

@@ -47,7 +47,7 @@ export interface ServerStatus {
   last_error: string | null;
   started_at: string | null;
   ready_at: string | null;
-  /** How readiness was decided: `progress_end`, `no_progress`, `ready_timeout`. */
+  /** How readiness was decided: `server_log`, `progress_end`, `no_progress`, `ready_timeout`. */
   ready_by: string | null;
   start_ms: number | null;
   ready_ms: number | null;
@@ -73,6 +73,8 @@ export interface LspSession {
   readonly capabilities: ServerCapabilities;
   /** Makes the server see `text` (the committed text) for a repository-relative path. */
   syncDocument(path: string, language: string, text: string): void;
+  /** The text the server holds for a path it has open, or null when it reads the file itself. */
+  documentText(path: string): string | null;
   /** One request under the server's timeout; throws `LspRequestError`. */
   request<T>(method: string, params: unknown): Promise<T>;
 }
@@ -88,6 +90,8 @@ export interface LspManagerOptions {
 export interface AcquireOptions {
   /** How long to wait for a starting or indexing server (default 0: fall back at once). */
   waitForReadyMs?: number;
+  /** A tighter bound than the server's `request_timeout_ms` for this session's requests. */
+  timeoutMs?: number;
 }
 
 /** After initialize, how long a server has to announce work with `$/progress` before it counts as ready. */
@@ -131,7 +135,7 @@ export class LspManager {
         message: `no language server is configured for ${language}`,
       };
     }
-    return await handle.acquire(options.waitForReadyMs ?? 0);
+    return await handle.acquire(options);
   }
 
   /** One entry per (repository, configured server); refused commands show their error. */
@@ -191,8 +195,11 @@ class ServerHandle {
   #refused: string | null = null;
   #client: LspClient | null = null;
   #starting: Promise<void> | null = null;
+  /** The process of a start in progress (killed by dispose). */
+  #spawning: LspClient | null = null;
   #waiters = new Set<() => void>();
   #progress = new Set<string | number>();
+  #sawReadyLog = false;
   #expectedExit: string | null = null;
   #disposed = false;
   #timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -225,12 +232,22 @@ class ServerHandle {
     this.#planner = options.planner;
   }
 
-  async acquire(waitMs: number): Promise<{ ok: true; session: LspSession } | Fallback> {
+  async acquire(options: AcquireOptions): Promise<{ ok: true; session: LspSession } | Fallback> {
+    const waitMs = options.waitForReadyMs ?? 0;
+    const timeoutMs = Math.min(options.timeoutMs ?? Infinity, this.#server.requestTimeoutMs);
     this.#touch();
     if (!this.#ensurePlan()) {
       return { ok: false, reason: "refused", message: this.#refused! };
     }
-    if (this.#routable()) return { ok: true, session: this.#session(this.#client!) };
+    if (this.#routable()) return { ok: true, session: this.#session(this.#client!, timeoutMs) };
+    const restartWithin = this.#nextRestartAt === null
+      ? Infinity
+      : this.#nextRestartAt - Date.now();
+    if (this.#timers.has("restart") && restartWithin < waitMs) {
+      // A restart is due within the caller's wait: wait for it and for the server to be ready.
+      await this.#waitForReady(waitMs, true);
+      if (this.#routable()) return { ok: true, session: this.#session(this.#client!, timeoutMs) };
+    }
     if (
       this.state === "failed" && this.#nextRestartAt !== null && Date.now() < this.#nextRestartAt
     ) {
@@ -244,7 +261,7 @@ class ServerHandle {
     }
     if (this.state === "unavailable" || this.state === "failed") this.#start();
     if (waitMs > 0) await this.#waitForReady(waitMs);
-    if (this.#routable()) return { ok: true, session: this.#session(this.#client!) };
+    if (this.#routable()) return { ok: true, session: this.#session(this.#client!, timeoutMs) };
     if (this.state === "failed") {
       return { ok: false, reason: "failed", message: this.#lastError ?? "the server failed" };
     }
@@ -302,6 +319,7 @@ class ServerHandle {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#wake();
+    await this.#spawning?.kill();
     await this.#starting?.catch(() => {});
     const client = this.#client;
     if (client) {
@@ -334,22 +352,29 @@ class ServerHandle {
     this.#clearTimer("restart");
     this.#nextRestartAt = null;
     this.state = "starting";
+    this.#wake();
     this.#startedAt = Date.now();
     this.#readyAt = null;
     this.#readyBy = null;
     this.#startMs = null;
     this.#progress.clear();
+    this.#sawReadyLog = false;
     if (this.#crashes > 0 || this.#consecutiveFailures > 0) this.#restarts++;
     const plan = this.#plan!;
     this.#starting = (async () => {
       let client: LspClient | undefined;
       try {
-        client = await LspClient.start(plan, {
+        client = LspClient.spawn(plan, {
           root: this.#root,
           startTimeoutMs: this.#server.startTimeoutMs,
           onProgress: (kind, token) => this.#onProgress(kind, token),
+          onLog: (message) => {
+            if (plan.readyLog?.test(message)) this.#onReadyLog();
+          },
           onExit: (description) => this.#onExit(client, description),
         });
+        this.#spawning = client;
+        await client.initialize();
       } catch (error) {
         this.#fail(`start failed: ${(error as Error).message}`);
         return;
@@ -368,13 +393,22 @@ class ServerHandle {
       }
       this.#startMs = Date.now() - this.#startedAt!;
       this.state = "indexing";
-      this.#setTimer("grace", PROGRESS_GRACE_MS, () => {
-        if (this.state === "indexing" && this.#progress.size === 0) this.#markReady("no_progress");
-      });
+      if (this.#sawReadyLog) {
+        this.#markReady("server_log");
+        return;
+      }
+      if (!plan.readyLog) {
+        this.#setTimer("grace", PROGRESS_GRACE_MS, () => {
+          if (this.state === "indexing" && this.#progress.size === 0) {
+            this.#markReady("no_progress");
+          }
+        });
+      }
       this.#setTimer("ready", this.#server.readyTimeoutMs, () => {
         if (this.state === "indexing") this.#markReady("ready_timeout");
       });
     })().finally(() => {
+      this.#spawning = null;
       this.#starting = null;
       this.#wake();
     });
@@ -383,9 +417,18 @@ class ServerHandle {
   #onProgress(kind: "begin" | "end", token: string | number): void {
     if (kind === "begin") this.#progress.add(token);
     else this.#progress.delete(token);
-    if (kind === "end" && this.state === "indexing" && this.#progress.size === 0) {
+    if (
+      kind === "end" && this.state === "indexing" && this.#progress.size === 0 &&
+      (!this.#plan?.readyLog || this.#sawReadyLog)
+    ) {
       this.#markReady("progress_end");
     }
+  }
+
+  /** The server logged the end of its startup work (the profile's `readyLog`). */
+  #onReadyLog(): void {
+    this.#sawReadyLog = true;
+    if (this.state === "indexing" && this.#progress.size === 0) this.#markReady("server_log");
   }
 
   #markReady(by: string): void {
@@ -434,24 +477,30 @@ class ServerHandle {
     this.#wake();
   }
 
-  #session(client: LspClient): LspSession {
+  #session(client: LspClient, timeoutMs: number): LspSession {
     return {
       server: this.#server.key,
       root: this.#root,
       capabilities: client.capabilities,
       syncDocument: (path, language, text) =>
         client.syncDocument(path, languageIdOf(path, language), text),
-      request: (method, params) => this.#request(client, method, params),
+      documentText: (path) => client.documentText(path),
+      request: (method, params) => this.#request(client, method, params, timeoutMs),
     };
   }
 
-  async #request<T>(client: LspClient, method: string, params: unknown): Promise<T> {
+  async #request<T>(
+    client: LspClient,
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+  ): Promise<T> {
     this.#touch();
     this.#requests++;
     this.#inFlight++;
     const started = performance.now();
     try {
-      const answer = await client.request<T>(method, params, this.#server.requestTimeoutMs);
+      const answer = await client.request<T>(method, params, timeoutMs);
       this.#answered++;
       this.#consecutiveTimeouts = 0;
       this.#consecutiveFailures = 0;
@@ -484,8 +533,9 @@ class ServerHandle {
   #touch(): void {
     this.#setTimer("idle", this.#server.idleShutdownMs, () => {
       const client = this.#client;
-      if (!client || this.#inFlight > 0) {
-        if (client) this.#touch();
+      if (!client) return;
+      if (this.#inFlight > 0 || this.#waiters.size > 0 || this.state === "indexing") {
+        this.#touch();
         return;
       }
       this.#expectedExit = "idle";
@@ -493,15 +543,13 @@ class ServerHandle {
     });
   }
 
-  #waitForReady(ms: number): Promise<void> {
+  /** Resolves when the server leaves starting/indexing (or a pending restart, if asked), or after `ms`. */
+  #waitForReady(ms: number, throughRestart = false): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        if (
-          this.state === "starting" || this.state === "indexing" ||
-          (this.state === "unavailable" && this.#starting)
-        ) {
-          return;
-        }
+        const pending = this.state === "starting" || this.state === "indexing" ||
+          this.#starting !== null || (throughRestart && this.#timers.has("restart"));
+        if (pending && !this.#disposed) return;
         clearTimeout(timer);
         this.#waiters.delete(done);
         resolve();

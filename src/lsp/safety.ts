@@ -20,6 +20,11 @@ export interface LaunchPlan {
   profile: string;
   /** What the profile could not guarantee, for `status`. */
   notes: string[];
+  /**
+   * A `window/logMessage` line that tells the server has finished its startup work (pyright
+   * lists the workspace's files only after initialize; answers before it miss other files).
+   */
+  readyLog: RegExp | null;
 }
 
 export interface LaunchOptions {
@@ -68,6 +73,7 @@ const PROFILES: Profile[] = [
       plan.settings = merge(plan.settings, {
         python: { analysis: { diagnosticMode: "openFilesOnly", autoImportCompletions: false } },
       });
+      plan.readyLog = /^(Found \d+ source files?|No source files found)/;
     },
   },
   {
@@ -189,6 +195,7 @@ export function launchPlan(server: LspServerConfig, options: LaunchOptions): Lau
     settings: structuredClone(server.settings),
     profile: "generic",
     notes: [],
+    readyLog: null,
   };
   const name = basename(resolved.executable);
   const profile = PROFILES.find((p) => p.matches(name, resolved.realPath));
