@@ -194,6 +194,10 @@ Deno.test("a pyright that stops answering times out, degrades, and is restarted 
     await lsp.router.references(hurried, at);
     await lsp.router.references(hurried, at);
     // Three timeouts in a row: the manager kills the frozen server and starts another.
+    await eventually(
+      "the restart after three timeouts",
+      () => lsp.status("app", "python").last_error?.includes("consecutive timeouts") === true,
+    );
     await eventually("the frozen server to be gone", () => !processAlive(pid));
     const status = lsp.status("app", "python");
     assert.deepEqual(status.timeouts, 3);
