@@ -42,6 +42,7 @@ import { runAction } from "../src/actions/dispatch.ts";
 import { extractStructure } from "../src/indexer/extract.ts";
 import {
   CORE_WASM,
+  isLanguage,
   loadLanguageTable,
   readGrammarQueries,
   readGrammarWasm,
@@ -192,7 +193,7 @@ async function measureThroughput(
 ): Promise<{ seconds: number; cpuSeconds: number }> {
   parserReady ??= Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
   await parserReady;
-  const grammar = loadLanguageTable().grammars.get(language);
+  const grammar = isLanguage(language) ? loadLanguageTable().grammars.get(language) : undefined;
   if (!grammar) throw new Error(`no grammar for ${language}`);
   const lang = await Language.load(readGrammarWasm(grammar));
   const parser = new Parser();
@@ -207,7 +208,12 @@ async function measureThroughput(
       try {
         const tree = parser.parse(file.text);
         if (tree) {
-          extractStructure({ tree, query, text: file.text, path: file.path, rules: grammar.rules });
+          extractStructure({
+            tree,
+            text: file.text,
+            path: file.path,
+            grammar: { query, rules: grammar.rules, nodes: grammar.nodes },
+          });
           tree.delete();
         }
       } catch {

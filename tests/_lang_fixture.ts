@@ -206,7 +206,10 @@ export async function checkFixture(
   });
 }
 
-/** Indexes `before`, then `after`; the symbol moves but keeps its id (SPEC §6 stable ids). */
+/**
+ * Indexes `before`, then `after`; the symbol moves but keeps its id (an id is made of the path,
+ * qualified name, kind and ordinal, never of a position).
+ */
 export async function checkIdStability(options: {
   path: string;
   before: string;

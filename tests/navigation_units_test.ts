@@ -7,14 +7,17 @@ import { mermaidDiagram } from "../src/resolver/mermaid.ts";
 import { editDistance, namePosition } from "../src/resolver/subject.ts";
 import type { RelationRecord, SymbolRecord } from "../src/resolver/types.ts";
 import { typeParameterOffset } from "../src/resolver/resolve.ts";
+import { FAMILIES, type Family } from "../src/resolver/families.ts";
 
 Deno.test("receiver types that are statically evident", () => {
-  const type = (family: string, text: string, variable = "x", signature: string | null = null) =>
-    receiverType({ family, variable, signature, text })?.name ?? null;
-  assert.equal(type("js", "const x = new Client();\nx.get()"), "Client");
-  assert.equal(type("js", "let x: Store = make();"), "Store");
-  assert.equal(type("js", "", "x", "function f(x: api.Client)"), "api.Client");
-  assert.equal(type("js", "const x = make();"), null);
+  const type = (family: Family, text: string, variable = "x", signature: string | null = null) => {
+    const style = FAMILIES[family].receivers;
+    return style ? receiverType({ style, variable, signature, text })?.name ?? null : null;
+  };
+  assert.equal(type("ecmascript", "const x = new Client();\nx.get()"), "Client");
+  assert.equal(type("ecmascript", "let x: Store = make();"), "Store");
+  assert.equal(type("ecmascript", "", "x", "function f(x: api.Client)"), "api.Client");
+  assert.equal(type("ecmascript", "const x = make();"), null);
   assert.equal(type("python", "x = Store()\nx.get(1)"), "Store");
   assert.equal(type("python", "", "x", "def f(x: Store)"), "Store");
   assert.equal(type("python", "x = Store()\nx = Cache()\n"), "Cache");
@@ -25,7 +28,7 @@ Deno.test("receiver types that are statically evident", () => {
   assert.equal(type("ruby", "x = Store.new"), null);
   assert.equal(
     attributeType({
-      family: "python",
+      style: "python",
       attribute: "store",
       classText: "class H:\n  def __init__(self):\n    self.store = Store()\n",
       fieldSignature: null,
@@ -34,7 +37,7 @@ Deno.test("receiver types that are statically evident", () => {
   );
   assert.equal(
     attributeType({
-      family: "js",
+      style: "ecmascript",
       attribute: "db",
       classText: "",
       fieldSignature: "private db: Database",
@@ -45,7 +48,7 @@ Deno.test("receiver types that are statically evident", () => {
   // A definitely assigned field (`router!: Router<...>`) is typed too.
   assert.equal(
     attributeType({
-      family: "js",
+      style: "ecmascript",
       attribute: "router",
       classText: "",
       fieldSignature: "router!: Router<[H, RouterRoute]>",
@@ -174,9 +177,10 @@ Deno.test("the written name of a use is found after its receiver", () => {
 });
 
 Deno.test("parameters and local variables shadow every other definition", () => {
-  const at = (family: string, text: string, name: string) => {
+  const at = (family: Family, text: string, name: string) => {
+    const style = FAMILIES[family].locals!;
     const lines = text.split("\n");
-    const found = localBinding({ family, lines, name, useLineOffset: lines.length - 1 });
+    const found = localBinding({ style, lines, name, useLineOffset: lines.length - 1 });
     return found ? `${found.line}:${found.column}:${found.parameter ? "param" : "local"}` : null;
   };
   const python =
@@ -190,10 +194,10 @@ Deno.test("parameters and local variables shadow every other definition", () => 
   assert.equal(at("python", python, "g"), null);
   const ts =
     "function f(a: number, { b }: O) {\n  const c = a;\n  let [d, e] = pair();\n  return c + d;\n}";
-  assert.equal(at("js", ts, "a"), "0:12:param");
-  assert.equal(at("js", ts, "c"), "1:9:local");
-  assert.equal(at("js", ts, "e"), "2:11:local");
-  assert.equal(at("js", ts, "pair"), null);
+  assert.equal(at("ecmascript", ts, "a"), "0:12:param");
+  assert.equal(at("ecmascript", ts, "c"), "1:9:local");
+  assert.equal(at("ecmascript", ts, "e"), "2:11:local");
+  assert.equal(at("ecmascript", ts, "pair"), null);
 });
 
 Deno.test("keyword arguments and the use's own line are not bindings", () => {
@@ -201,7 +205,7 @@ Deno.test("keyword arguments and the use's own line are not bindings", () => {
     "def f(data):\n    x = 1\n    call(\n        data=data,\n        x=x,\n    )\n    data = data or {}\n    use(data)"
       .split("\n");
   const at = (name: string, useLineOffset: number) =>
-    localBinding({ family: "python", lines, name, useLineOffset })?.line ?? null;
+    localBinding({ style: "python", lines, name, useLineOffset })?.line ?? null;
   assert.equal(at("x", 4), 1);
   assert.equal(at("data", 3), 0);
   assert.equal(at("data", 6), 0);

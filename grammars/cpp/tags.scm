@@ -1,15 +1,14 @@
-; C++ (tree-sitter-cpp as shipped by tree-sitter-wasms 0.1.13). Also parses .h headers.
+; C++ (tree-sitter-cpp as shipped by tree-sitter-wasms 0.1.13), after `../_shared/c_family.scm`.
+; Also parses .h headers.
 ; Qualified names: ns::Class::method; an out-of-class definition `void A::B::f()` is owned by
 ; the written scope (@scope encloses @name: the text before the name is the owner).
 
-; namespaces, classes, structs, unions, enums (with a body)
+; namespaces, classes, structs (with a body)
 (namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
 (class_specifier name: [(type_identifier) (qualified_identifier)] @name body: (_)) @definition.class
 (class_specifier name: (template_type name: (type_identifier) @name) body: (_)) @definition.class
 (struct_specifier name: [(type_identifier) (qualified_identifier)] @name body: (_)) @definition.struct
 (struct_specifier name: (template_type name: (type_identifier) @name) body: (_)) @definition.struct
-(union_specifier name: (type_identifier) @name body: (_)) @definition.union
-(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 
 ; function definitions: plain, returning pointers/references, with written scopes (a header split
 ; by #ifdef can misparse a statement as a definition named `if`: keywords are never names)
@@ -60,17 +59,9 @@
   (declaration
     declarator: (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)) @definition.method)
 
-; members, enumerators, aliases, macros
-(field_declaration declarator: (field_identifier) @name) @definition.field
-(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
-(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
+; reference members, aliases
 (field_declaration declarator: (reference_declarator (field_identifier) @name)) @definition.field
-(enumerator name: (identifier) @name) @definition.constant
-(type_definition declarator: (type_identifier) @name) @definition.type
-(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
 (alias_declaration name: (type_identifier) @name) @definition.type
-(preproc_def name: (identifier) @name) @definition.macro
-(preproc_function_def name: (identifier) @name) @definition.macro
 
 ; namespace-level variables
 ([(translation_unit) (declaration_list)]
@@ -82,10 +73,7 @@
     (pointer_declarator declarator: (identifier) @name)
     (array_declarator declarator: (identifier) @name)]) @definition.variable)
 
-; calls: f(), obj.f(), p->f(), ns::f(), Type::f(), f<T>(), new T()
-(call_expression function: (identifier) @name) @reference.call
-(call_expression
-  function: (field_expression argument: (_) @receiver field: (field_identifier) @name)) @reference.call
+; calls: ns::f(), Type::f(), f<T>(), obj.f<T>(), new T()
 (call_expression
   function: (qualified_identifier scope: (_) @receiver name: (identifier) @name)) @reference.call
 (call_expression
@@ -96,8 +84,7 @@
 (new_expression type: [(type_identifier) (qualified_identifier)] @name) @reference.call
 (new_expression type: (template_type name: (_) @name)) @reference.call
 
-; includes and using-declarations
-(preproc_include path: (_) @import.module) @import
+; using-declarations
 (using_declaration "namespace" [(identifier) (qualified_identifier)] @import.module) @import.wildcard @import
 (using_declaration (qualified_identifier scope: (_) @import.module name: (_) @import.name)) @import
 
@@ -105,20 +92,9 @@
 (base_class_clause [(type_identifier) (qualified_identifier)] @name @reference.inherits)
 (base_class_clause (template_type name: (_) @name @reference.inherits))
 
-; writes: assignments to members (receiver kept) and to names
-(assignment_expression
-  left: (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.write)
+; writes: assignments to names (qualified ones too) and member initializers
 (assignment_expression left: [(identifier) (qualified_identifier)] @name @reference.write)
-(update_expression argument: (identifier) @name @reference.write)
-(update_expression argument: (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.write)
 (field_initializer (field_identifier) @name @reference.write)
-
-; reads: member accesses that are not callees or assignment targets
-(argument_list (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
-(assignment_expression right: (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
-(init_declarator value: (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
-(return_statement (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
-(binary_expression (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
 
 ; declared types of parameters, members, variables and results (outer type name)
 (parameter_declaration type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
@@ -131,22 +107,6 @@
 (function_definition type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
 (function_definition type: (template_type name: (_) @name @reference.type_of))
 
-; other type uses (plain references)
+; other type uses (plain references): template arguments, aliases
 (template_argument_list (type_descriptor type: [(type_identifier) (qualified_identifier)] @name @reference.type_use))
 (alias_declaration type: (type_descriptor type: [(type_identifier) (qualified_identifier)] @name @reference.type_use))
-(type_definition type: (type_identifier) @name @reference.type_use)
-
-; identifier uses that are not calls
-(argument_list (identifier) @name @reference.identifier)
-(init_declarator value: (identifier) @name @reference.identifier)
-(assignment_expression right: (identifier) @name @reference.identifier)
-(binary_expression (identifier) @name @reference.identifier)
-(unary_expression argument: (identifier) @name @reference.identifier)
-(pointer_expression argument: (identifier) @name @reference.identifier)
-(return_statement (identifier) @name @reference.identifier)
-(field_expression argument: (identifier) @name @reference.identifier)
-(subscript_expression argument: (identifier) @name @reference.identifier)
-(conditional_expression (identifier) @name @reference.identifier)
-(parenthesized_expression (identifier) @name @reference.identifier)
-(case_statement value: (identifier) @name @reference.identifier)
-(initializer_list (identifier) @name @reference.identifier)

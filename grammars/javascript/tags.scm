@@ -1,13 +1,6 @@
-; functions: declarations and generator declarations
-(function_declaration
-  name: (identifier) @name) @definition.function
-(generator_function_declaration
-  name: (identifier) @name) @definition.function
-
-; functions assigned to variables: const f = () => ... / function ... (definition node = the variable_declarator)
-(variable_declarator
-  name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+; JavaScript (tree-sitter-javascript as shipped by tree-sitter-wasms 0.1.13), after
+; `../_shared/ecmascript.scm` and `../_shared/jsx.scm`: functions assigned to members and
+; object-literal members, classes named by identifiers, `field_definition`, `class_heritage`.
 
 ; functions assigned to members: exports.f = function …, app.render = function render() …,
 ; module.exports.f = () => … (owner = the object), X.prototype.m = function … (owner = X)
@@ -37,225 +30,17 @@
   (method_definition
     name: (property_identifier) @name) @definition.method)
 
-; classes: declarations, class expressions assigned to variables
+; class declarations (class names are identifiers here)
 (class_declaration
   name: (identifier) @name) @definition.class
-(variable_declarator
-  name: (identifier) @name
-  value: (class)) @definition.class
-
-; methods (class bodies only)
-(class_body
-  (method_definition
-    name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
 
 ; class fields
 (field_definition
   property: [(property_identifier) (private_property_identifier)] @name) @definition.field
 
-; top-level variables: declarators directly under program or under export (function/class values and require() are excluded)
-(program
-  (_
-    [(variable_declarator
-       name: (identifier) @name
-       value: [
-         (identifier) (number) (string) (template_string) (regex)
-         (true) (false) (null) (undefined) (this)
-         (super) (object) (array) (new_expression) (member_expression)
-         (subscript_expression) (binary_expression) (unary_expression) (update_expression) (ternary_expression)
-         (parenthesized_expression) (await_expression) (yield_expression) (assignment_expression) (augmented_assignment_expression)
-         (sequence_expression) (meta_property) (jsx_element) (jsx_self_closing_element)
-         (call_expression function: (_) @_callee)])
-     (variable_declarator
-       name: (identifier) @name
-       !value)] @definition.variable)
-  (#not-eq? @_callee "require"))
-(program
-  (export_statement
-    declaration: (_
-      [(variable_declarator
-         name: (identifier) @name
-         value: [
-           (identifier) (number) (string) (template_string) (regex)
-           (true) (false) (null) (undefined) (this)
-           (super) (object) (array) (new_expression) (member_expression)
-           (subscript_expression) (binary_expression) (unary_expression) (update_expression) (ternary_expression)
-           (parenthesized_expression) (await_expression) (yield_expression) (assignment_expression) (augmented_assignment_expression)
-           (sequence_expression) (meta_property) (jsx_element) (jsx_self_closing_element)
-           (call_expression function: (_) @_callee)])
-       (variable_declarator
-         name: (identifier) @name
-         !value)] @definition.variable))
-  (#not-eq? @_callee "require"))
-
-; calls: plain, member (receiver = object expression), constructor calls via new
-(call_expression
-  function: (identifier) @name) @reference.call
-(call_expression
-  function: (member_expression
-    object: (_) @receiver
-    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
-(new_expression
-  constructor: (identifier) @name) @reference.call
-(new_expression
-  constructor: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @name)) @reference.call
-
 ; inheritance: class extends (identifier or member expression)
 (class_heritage
   [(identifier) (member_expression)] @name @reference.inherits)
 
-; imports: default, namespace, named, side-effect
-(import_statement
-  (import_clause
-    (identifier) @import.alias)
-  source: (string) @import.module) @import
-(import_statement
-  (import_clause
-    (namespace_import
-      "*" @import.wildcard
-      (identifier) @import.alias))
-  source: (string) @import.module) @import
-(import_statement
-  (import_clause
-    (named_imports
-      (import_specifier
-        name: (_) @import.name
-        alias: (identifier)? @import.alias)))
-  source: (string) @import.module) @import
-(import_statement
-  .
-  source: (string) @import.module) @import
-
-; re-exports: export { a, b as c } from "m", export * from "m", export * as ns from "m"
-(export_statement
-  (export_clause
-    (export_specifier
-      name: (_) @import.name
-      alias: (_)? @import.alias))
-  source: (string) @import.module) @import
-(export_statement
-  "*" @import.wildcard
-  source: (string) @import.module) @import
-(export_statement
-  (namespace_export
-    "*" @import.wildcard
-    (_) @import.alias)
-  source: (string) @import.module) @import
-
-; CommonJS: const x = require("m"); const { a, b: c } = require("m")
-([(lexical_declaration
-    (variable_declarator
-      name: (identifier) @import.alias
-      value: (call_expression
-        function: (identifier) @_require
-        arguments: (arguments . (string) @import.module .))))
-  (variable_declaration
-    (variable_declarator
-      name: (identifier) @import.alias
-      value: (call_expression
-        function: (identifier) @_require
-        arguments: (arguments . (string) @import.module .))))] @import
-  (#eq? @_require "require"))
-([(lexical_declaration
-    (variable_declarator
-      name: (object_pattern
-        (shorthand_property_identifier_pattern) @import.name)
-      value: (call_expression
-        function: (identifier) @_require
-        arguments: (arguments . (string) @import.module .))))
-  (variable_declaration
-    (variable_declarator
-      name: (object_pattern
-        (shorthand_property_identifier_pattern) @import.name)
-      value: (call_expression
-        function: (identifier) @_require
-        arguments: (arguments . (string) @import.module .))))] @import
-  (#eq? @_require "require"))
-([(lexical_declaration
-    (variable_declarator
-      name: (object_pattern
-        (pair_pattern
-          key: (property_identifier) @import.name
-          value: (identifier) @import.alias))
-      value: (call_expression
-        function: (identifier) @_require
-        arguments: (arguments . (string) @import.module .))))
-  (variable_declaration
-    (variable_declarator
-      name: (object_pattern
-        (pair_pattern
-          key: (property_identifier) @import.name
-          value: (identifier) @import.alias))
-      value: (call_expression
-        function: (identifier) @_require
-        arguments: (arguments . (string) @import.module .))))] @import
-  (#eq? @_require "require"))
-
-; identifier reads (positive contexts only: never definition names, callees, import names, parameters, assignment targets)
-(arguments (identifier) @name @reference.identifier)
-(variable_declarator value: (identifier) @name @reference.identifier)
-(assignment_expression right: (identifier) @name @reference.identifier)
-(augmented_assignment_expression right: (identifier) @name @reference.identifier)
-(return_statement (identifier) @name @reference.identifier)
-(expression_statement (identifier) @name @reference.identifier)
-(binary_expression (identifier) @name @reference.identifier)
-(unary_expression argument: (identifier) @name @reference.identifier)
-(update_expression argument: (identifier) @name @reference.identifier)
-(ternary_expression (identifier) @name @reference.identifier)
-(parenthesized_expression (identifier) @name @reference.identifier)
-(sequence_expression (identifier) @name @reference.identifier)
-(await_expression (identifier) @name @reference.identifier)
-(yield_expression (identifier) @name @reference.identifier)
-(spread_element (identifier) @name @reference.identifier)
-(array (identifier) @name @reference.identifier)
-(pair value: (identifier) @name @reference.identifier)
-(object (shorthand_property_identifier) @name @reference.identifier)
-(member_expression object: (identifier) @name @reference.identifier)
-(subscript_expression object: (identifier) @name @reference.identifier)
-(subscript_expression index: (identifier) @name @reference.identifier)
-(template_substitution (identifier) @name @reference.identifier)
-(for_in_statement right: (identifier) @name @reference.identifier)
-(throw_statement (identifier) @name @reference.identifier)
-(switch_case value: (identifier) @name @reference.identifier)
-(arrow_function body: (identifier) @name @reference.identifier)
-(export_statement value: (identifier) @name @reference.identifier)
-(decorator (identifier) @name @reference.identifier)
-(assignment_pattern right: (identifier) @name @reference.identifier)
+; identifier reads, continued: field initializers
 (field_definition value: (identifier) @name @reference.identifier)
-(jsx_expression (identifier) @name @reference.identifier)
-(export_statement
-  (export_clause
-    (export_specifier
-      name: (identifier) @name @reference.identifier))
-  !source)
-((jsx_opening_element
-  name: (identifier) @name @reference.identifier)
-  (#match? @name "^[A-Z]"))
-((jsx_self_closing_element
-  name: (identifier) @name @reference.identifier)
-  (#match? @name "^[A-Z]"))
-
-; writes: assignments to members (receiver kept) and to names
-(assignment_expression
-  left: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.write)
-(augmented_assignment_expression
-  left: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.write)
-(update_expression
-  argument: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.write)
-(assignment_expression left: (identifier) @name @reference.write)
-(augmented_assignment_expression left: (identifier) @name @reference.write)
-(update_expression argument: (identifier) @name @reference.write)
-
-; reads: member accesses that are not callees or assignment targets
-(arguments (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(variable_declarator value: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(assignment_expression right: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(return_statement (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(binary_expression (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(template_substitution (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(ternary_expression condition: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(if_statement condition: (parenthesized_expression (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read))
-(pair value: (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
-(array (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)

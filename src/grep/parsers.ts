@@ -1,7 +1,6 @@
 /** Tree-sitter parsers for structural grep, loaded once per process and reused. */
-import { join } from "node:path";
 import { Language, Parser } from "web-tree-sitter";
-import { CORE_WASM, WASM_DIR } from "../indexer/languages.ts";
+import { CORE_WASM, readGrammarWasm } from "../indexer/languages.ts";
 import type { GrepLanguage } from "./languages.ts";
 
 let core: Promise<void> | null = null;
@@ -13,7 +12,7 @@ export function parserFor(language: GrepLanguage): Promise<Parser> {
   if (!parser) {
     core ??= Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
     parser = core.then(async () => {
-      const loaded = await Language.load(Deno.readFileSync(join(WASM_DIR, language.wasm)));
+      const loaded = await Language.load(readGrammarWasm(language.grammar));
       const created = new Parser();
       created.setLanguage(loaded);
       return created;

@@ -1,6 +1,7 @@
 /**
- * By-example patterns (SPEC §10): code in the target language with
- * metavariables, compiled into a tree of plain values the matcher walks.
+ * By-example patterns: code in the target language with metavariables (the
+ * ast-grep convention, so answers can be checked against ast-grep), compiled
+ * into a tree of plain values the matcher walks.
  *
  * `$NAME` one named node, `$$NAME` one node of any kind, `$$$NAME` zero or more
  * sibling nodes, `$_` / `$$$` the same without capture; `\NAME` and

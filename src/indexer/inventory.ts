@@ -5,7 +5,7 @@ import { gitListFiles } from "./git.ts";
 import type { RepositorySettings } from "./settings.ts";
 import type { SkipReason } from "./parse_types.ts";
 
-/** Directory names never indexed, wherever they appear (SPEC §5). */
+/** Directory names never indexed, wherever they appear: VCS, dependency, build and tool folders. */
 export const DEFAULT_EXCLUDES = new Set([
   ".git",
   "node_modules",

@@ -1,64 +1,34 @@
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  checkGrammarManifest,
+  checkTextTable,
+  type GrammarLanguage,
+  isLanguage,
+  type Language,
+  LANGUAGES,
+  type TextLanguage,
+} from "./manifest.ts";
 
-/** Per-language rules that tree-sitter queries cannot express. */
-export interface LanguageRules {
-  /**
-   * The module prefix of qualified names: `python` (dotted path, `__init__` dropped), `path`
-   * (the path without extension), `rust` (`crate::a::b` from `src/a/b.rs`), `declared` (the
-   * text of the file's `@module` capture, e.g. a Go/Java/Kotlin package; none without one) or
-   * `none` (names start at the top-level definition).
-   */
-  module: "python" | "path" | "rust" | "declared" | "none";
-  /** Separator between qualified-name segments. */
-  separator: string;
-  /**
-   * Separator placed before a definition of the given kind instead of `separator` (Ruby
-   * `Foo::Bar.baz`: `{"method": "."}`; PHP `App\Kernel::handle`: `{"method": "::"}`).
-   */
-  kindSeparators?: Record<string, string>;
-  /**
-   * How visibility is decided: `export_keyword` (TS/JS), `underscore` (Python), `capitalized`
-   * (Go) or `modifiers` (the text before the name is matched against `public` / `private`).
-   */
-  exported: "export_keyword" | "underscore" | "capitalized" | "modifiers";
-  /** `modifiers`: a regex over the definition's text before its name that makes it public. */
-  public?: string;
-  /** `modifiers`: a regex over the definition's text before its name that makes it private. */
-  private?: string;
-  /** `modifiers`: visibility when neither regex matches (default false). */
-  defaultExported?: boolean;
-}
-
-/** A language with structure: a folder under `grammars/` with a manifest and query files. */
-export interface GrammarLanguage {
-  language: string;
-  wasm: string;
-  extensions: string[];
-  filenames?: string[];
-  queries: string[];
-  rules: LanguageRules;
-  /**
-   * Imported functions of the wasm renamed before loading, for grammars built against libc
-   * functions web-tree-sitter does not export (tree-sitter-bash's `isalpha` → `iswalpha`).
-   */
-  wasmImportAliases?: Record<string, string>;
-}
-
-/** A search-only text language from `grammars/text.json`. */
-export interface TextLanguage {
-  language: string;
-  extensions?: string[];
-  filenames?: string[];
-  chunking: "headings" | "lines";
-}
+export {
+  type ExtractionNodes,
+  type GrammarLanguage,
+  type GrepRules,
+  isLanguage,
+  type Language,
+  type LanguageRules,
+  LANGUAGES,
+  type TextLanguage,
+} from "./manifest.ts";
 
 /** The one table that maps files to languages. */
 export interface LanguageTable {
-  grammars: Map<string, GrammarLanguage>;
+  grammars: Map<Language, GrammarLanguage>;
   text: Map<string, TextLanguage>;
   byExtension: Map<string, string>;
   byFilename: Map<string, string>;
+  /** Alias (`py`, `golang`) → language. */
+  byAlias: Map<string, Language>;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -68,33 +38,109 @@ export const CORE_WASM = join(PROJECT_ROOT, "node_modules", "web-tree-sitter", "
 
 let cached: LanguageTable | null = null;
 
-/** Loads the language table from `grammars/` once per process. */
-export function loadLanguageTable(): LanguageTable {
-  if (cached) return cached;
-  const grammars = new Map<string, GrammarLanguage>();
+/**
+ * Loads the language table from `grammars/` once per process: every `<language>/manifest.json`
+ * (folders starting with `_` hold shared query files) and `text.json`, each checked against its
+ * shape. Throws `SyntaxError` naming the file and key when one is wrong, when a manifest names a
+ * language outside `LANGUAGES` or sits in another language's folder, when a language has no
+ * manifest, when a query file is missing, or when two grammars claim one extension or name.
+ * `dir` is for tests; only the default table is cached.
+ */
+export function loadLanguageTable(dir: string = GRAMMARS_DIR): LanguageTable {
+  if (cached && dir === GRAMMARS_DIR) return cached;
+  const grammars = new Map<Language, GrammarLanguage>();
   const text = new Map<string, TextLanguage>();
   const byExtension = new Map<string, string>();
   const byFilename = new Map<string, string>();
-  const textTable = JSON.parse(Deno.readTextFileSync(join(GRAMMARS_DIR, "text.json"))) as {
-    languages: TextLanguage[];
-  };
-  for (const entry of textTable.languages) {
+  const byAlias = new Map<string, Language>();
+  const textFile = join(dir, "text.json");
+  for (const entry of checkTextTable(readJson(textFile), shortName(dir, textFile))) {
     text.set(entry.language, entry);
     for (const ext of entry.extensions ?? []) byExtension.set(ext, entry.language);
     for (const name of entry.filenames ?? []) byFilename.set(name, entry.language);
   }
-  const folders = [...Deno.readDirSync(GRAMMARS_DIR)].filter((e) => e.isDirectory)
-    .map((e) => e.name).sort();
+  // A grammar folder claiming the same extension or file name as a text language wins.
+  const claimedBy = new Map<string, Language>();
+  const folders = [...Deno.readDirSync(dir)]
+    .filter((entry) => entry.isDirectory && !entry.name.startsWith("_"))
+    .map((entry) => entry.name).sort();
   for (const folder of folders) {
-    const manifest = JSON.parse(
-      Deno.readTextFileSync(join(GRAMMARS_DIR, folder, "manifest.json")),
-    ) as GrammarLanguage;
+    const file = join(dir, folder, "manifest.json");
+    const name = shortName(dir, file);
+    const manifest = checkGrammarManifest(readJson(file), name);
+    const fail = (problem: string): never => {
+      throw new SyntaxError(`Cannot load grammar manifest ${name}: ${problem}`);
+    };
+    if (manifest.language !== folder) {
+      fail(`key 'language' is '${manifest.language}' but the folder is '${folder}'`);
+    }
+    for (const query of manifest.queries) {
+      if (!isFile(join(dir, folder, query))) {
+        fail(`key 'queries' names ${query}, which is not a file`);
+      }
+    }
+    const claims = [
+      ...manifest.extensions.map((ext) => ({ key: "extensions", value: ext, table: byExtension })),
+      ...(manifest.filenames ?? []).map((file) => ({
+        key: "filenames",
+        value: file,
+        table: byFilename,
+      })),
+    ];
+    for (const claim of claims) {
+      const other = claimedBy.get(`${claim.key}\0${claim.value}`);
+      if (other) fail(`key '${claim.key}' claims '${claim.value}', already claimed by ${other}`);
+      claimedBy.set(`${claim.key}\0${claim.value}`, manifest.language);
+      claim.table.set(claim.value, manifest.language);
+    }
+    for (const alias of manifest.aliases ?? []) {
+      const other = byAlias.get(alias);
+      if (other || isLanguage(alias)) {
+        fail(`key 'aliases' names '${alias}', already the name of ${other ?? alias}`);
+      }
+      byAlias.set(alias, manifest.language);
+    }
     grammars.set(manifest.language, manifest);
-    for (const ext of manifest.extensions) byExtension.set(ext, manifest.language);
-    for (const name of manifest.filenames ?? []) byFilename.set(name, manifest.language);
   }
-  cached = { grammars, text, byExtension, byFilename };
-  return cached;
+  for (const language of LANGUAGES) {
+    if (!grammars.has(language)) {
+      throw new SyntaxError(
+        `Cannot load grammars: language '${language}' has no manifest (${
+          shortName(dir, join(dir, language, "manifest.json"))
+        })`,
+      );
+    }
+  }
+  const table = { grammars, text, byExtension, byFilename, byAlias };
+  if (dir === GRAMMARS_DIR) cached = table;
+  return table;
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (error) {
+    throw new SyntaxError(`Cannot load ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SyntaxError(`Cannot parse ${file}: ${(error as Error).message}`);
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** `grammars/x/manifest.json`: a path as a person finds it in the project. */
+function shortName(dir: string, file: string): string {
+  return join(basename(dir), file.slice(dir.length + 1));
 }
 
 /** The language of a repository path, honouring `.code-index/settings.yml` overrides. */
@@ -109,6 +155,26 @@ export function languageForPath(
     table.byExtension.get(ext) ?? null;
 }
 
+/**
+ * The structured language of a path by its file name or extension (no per-repository
+ * overrides), or null for text languages and unknown files.
+ */
+export function languageOfPath(path: string): Language | null {
+  const language = languageForPath(loadLanguageTable(), path);
+  return isLanguage(language) ? language : null;
+}
+
+/** The structured language a name or alias (`py`, `TS`, `golang`) stands for, or null. */
+export function languageNamed(name: string): Language | null {
+  const lower = name.toLowerCase();
+  return isLanguage(lower) ? lower : loadLanguageTable().byAlias.get(lower) ?? null;
+}
+
+/** The grammar of a structured language. */
+export function grammarOf(language: Language): GrammarLanguage {
+  return loadLanguageTable().grammars.get(language)!;
+}
+
 /** Reads the query files of one grammar language, concatenated. */
 export function readGrammarQueries(grammar: GrammarLanguage): string {
   return grammar.queries.map((file) =>
@@ -118,7 +184,7 @@ export function readGrammarQueries(grammar: GrammarLanguage): string {
 
 /** Parser identity of a language: part of every file's fingerprint. */
 export function parserIdentity(table: LanguageTable, language: string | null): string {
-  const grammar = language ? table.grammars.get(language) : undefined;
+  const grammar = isLanguage(language) ? table.grammars.get(language) : undefined;
   if (grammar) return `tree-sitter:${grammar.wasm}`;
   const textLanguage = language ? table.text.get(language) : undefined;
   return `text:${textLanguage?.chunking ?? "lines"}`;

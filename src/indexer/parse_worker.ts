@@ -6,15 +6,16 @@
 import { Language, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
-import { extractStructure, extractText, looksMinified } from "./extract.ts";
+import { type ExtractionGrammar, extractStructure, extractText, looksMinified } from "./extract.ts";
 import type { ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
-import type { LanguageRules } from "./languages.ts";
+import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 
 export interface WorkerGrammar {
   language: string;
   wasm: Uint8Array;
   query: string;
   rules: LanguageRules;
+  nodes: ExtractionNodes;
 }
 
 export interface WorkerInit {
@@ -26,8 +27,7 @@ export interface WorkerInit {
 
 interface LoadedGrammar {
   parser: Parser;
-  query: Query;
-  rules: LanguageRules;
+  grammar: ExtractionGrammar;
 }
 
 /** Milliseconds one parse may take before the file is kept as text (the pool's timeout is 30 s). */
@@ -46,7 +46,8 @@ function grammarFor(language: string): Promise<LoadedGrammar> | null {
       const lang = await Language.load(spec.wasm);
       const parser = new Parser();
       parser.setLanguage(lang);
-      return { parser, query: new Query(lang, spec.query), rules: spec.rules };
+      const query = new Query(lang, spec.query);
+      return { parser, grammar: { query, rules: spec.rules, nodes: spec.nodes } };
     })();
     loaded.set(language, entry);
   }
@@ -110,14 +111,14 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   if (grammar && looksMinified(text)) {
     fallback = "minified or generated (very long lines): indexed as search-only text";
   } else if (grammar) {
-    const { parser, query, rules } = await grammar;
+    const { parser, grammar: extraction } = await grammar;
     const deadline = performance.now() + PARSE_BUDGET_MS;
     const tree = parser.parse(text, null, {
       progressCallback: () => performance.now() > deadline,
     });
     if (tree) {
       try {
-        const output = extractStructure({ tree, query, text, path: job.path, rules });
+        const output = extractStructure({ tree, text, path: job.path, grammar: extraction });
         return {
           id: job.id,
           status: "parsed",

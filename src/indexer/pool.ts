@@ -8,7 +8,7 @@ import {
 import type { ParseJob, ParseReply } from "./parse_types.ts";
 import type { WorkerInit } from "./parse_worker.ts";
 
-/** Seconds one file may take before its Worker is replaced and the file recorded as failed. */
+/** Milliseconds one file may take before its Worker is replaced and the file recorded as failed. */
 export const PARSE_TIMEOUT_MS = 30_000;
 
 interface Slot {
@@ -126,6 +126,7 @@ function workerInit(table: LanguageTable): WorkerInit {
     wasm: readGrammarWasm(grammar),
     query: readGrammarQueries(grammar),
     rules: grammar.rules,
+    nodes: grammar.nodes,
   }));
   const textChunking: Record<string, "headings" | "lines"> = {};
   for (const [language, entry] of table.text) textChunking[language] = entry.chunking;

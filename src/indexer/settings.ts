@@ -2,7 +2,10 @@ import { parse as parseYaml } from "yaml";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 
-/** `.code-index/settings.yml` of one repository (SPEC §3). */
+/**
+ * `.code-index/settings.yml` of one repository: include/exclude globs, the size above which a
+ * file is not indexed, per-extension language overrides and declared (never run) chunkers.
+ */
 export interface RepositorySettings {
   include: string[];
   exclude: string[];

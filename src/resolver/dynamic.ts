@@ -3,13 +3,14 @@
  * an answer touches: reflection, eval, dynamic imports, dependency injection,
  * monkey-patching and generated code. Pure: text in, named sites out.
  */
+import type { Family } from "./families.ts";
 
 interface Pattern {
   regex: RegExp;
   what: string;
 }
 
-const PATTERNS: Record<string, Pattern[]> = {
+const PATTERNS: Partial<Record<Family, Pattern[]>> = {
   python: [
     { regex: /\b(getattr|setattr|hasattr|delattr)\s*\(/, what: "reflection ($1)" },
     { regex: /\b(eval|exec|__import__)\s*\(/, what: "dynamic code ($1)" },
@@ -21,7 +22,7 @@ const PATTERNS: Record<string, Pattern[]> = {
       what: "monkey-patching (attribute of another object assigned)",
     },
   ],
-  js: [
+  ecmascript: [
     { regex: /\beval\s*\(|\bnew\s+Function\s*\(/, what: "dynamic code (eval / new Function)" },
     { regex: /\bReflect\.\w+\s*\(|\bObject\.defineProperty\s*\(/, what: "reflection" },
     { regex: /[\w$\])]\[[^\]\n]+\]\s*\(/, what: "computed member call" },
@@ -56,7 +57,7 @@ export interface DynamicSite {
 export function dynamicSites(options: {
   repo: string;
   path: string;
-  family: string;
+  family: Family | null;
   text: string;
   max: number;
 }): DynamicSite[] {
@@ -71,7 +72,7 @@ export function dynamicSites(options: {
       text: "",
     });
   }
-  const patterns = PATTERNS[options.family] ?? [];
+  const patterns = (options.family && PATTERNS[options.family]) || [];
   if (patterns.length === 0) return sites;
   const lines = options.text.split("\n");
   for (let i = 0; i < lines.length && sites.length < options.max; i++) {

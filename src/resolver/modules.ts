@@ -1,5 +1,5 @@
 /**
- * Module-path ownership (SPEC §9, evidence 3): which file or package of a
+ * Module-path ownership (the third level of evidence): which file or package of a
  * repository in scope an import path names. Relative imports, Python packages,
  * TS/JS paths and packages (`package.json` names, workspace packages,
  * `tsconfig` paths), Go module paths from `go.mod`, Rust `crate::` paths and
@@ -7,7 +7,7 @@
  */
 import { dirname, posix } from "node:path";
 import type { ScopeStore } from "./store.ts";
-import { languageFamily } from "./types.ts";
+import { familyRules, languageFamily, type ModuleLookup } from "./families.ts";
 
 /** Where an import path leads. */
 export type ModuleTarget =
@@ -38,15 +38,16 @@ export class ModuleResolver {
 
   /** The file(s) an import path written in `from` names, within the scope of `from.repo`. */
   resolve(from: { repo: string; path: string; language: string | null }, specifier: string) {
-    const family = languageFamily(from.language);
-    const relative = family === "python"
+    const rules = familyRules(from.language);
+    const relative = rules.relativeImports === "dots"
       ? specifier.startsWith(".")
       : specifier.startsWith("./") || specifier.startsWith("../") || specifier === "." ||
         specifier === "..";
+    const family = languageFamily(from.language) ?? "";
     const key = `${from.repo}\0${relative ? dirname(from.path) : ""}\0${family}\0${specifier}`;
     let target = this.#cache.get(key);
     if (!target) {
-      target = this.#resolveUncached(from, family, specifier);
+      target = this.#resolveUncached(from, rules.modules, specifier);
       this.#cache.set(key, target);
     }
     return target;
@@ -54,11 +55,11 @@ export class ModuleResolver {
 
   #resolveUncached(
     from: { repo: string; path: string },
-    family: string,
+    lookup: ModuleLookup,
     specifier: string,
   ): ModuleTarget {
-    switch (family) {
-      case "js":
+    switch (lookup) {
+      case "ecmascript":
         return this.#resolveJs(from, specifier);
       case "python":
         return this.#resolvePython(from, specifier);
@@ -66,11 +67,9 @@ export class ModuleResolver {
         return this.#resolveGo(from, specifier);
       case "rust":
         return this.#resolveRust(from, specifier);
-      case "java":
-      case "kotlin":
-      case "scala":
+      case "jvm":
         return this.#resolveJvm(from, specifier);
-      default:
+      case "relative_file":
         return this.#resolveRelativeFile(from, specifier);
     }
   }

@@ -3,10 +3,11 @@
  * enclosing definition: `x = new T()`, `x: T`, `x = T(...)`, `x := &T{}`,
  * `var x T`, a Go method receiver `func (x *T)`. Pure: text in, type names out.
  */
+import type { LocalsStyle, ReceiverStyle } from "./families.ts";
 
 /** Where a receiver's type may be written: the definition's signature and its text up to the use. */
 export interface ReceiverSite {
-  family: string;
+  style: ReceiverStyle;
   variable: string;
   /** Signature of the enclosing definition (parameters, Go receiver). */
   signature: string | null;
@@ -28,8 +29,8 @@ export function receiverType(site: ReceiverSite): ReceiverType | null {
   if (!new RegExp(`^${IDENT}$`).test(site.variable)) return null;
   const v = site.variable.replace(/\$/g, "\\$");
   const patterns: { regex: RegExp; constructed: boolean }[] = [];
-  switch (site.family) {
-    case "js":
+  switch (site.style) {
+    case "ecmascript":
       patterns.push(
         {
           regex: new RegExp(
@@ -73,9 +74,7 @@ export function receiverType(site: ReceiverSite): ReceiverType | null {
         },
       );
       break;
-    case "java":
-    case "kotlin":
-    case "csharp":
+    case "c_like":
       patterns.push(
         {
           regex: new RegExp(`\\b(${IDENT})(?:<[^>]*>)?\\s+${v}\\s*[=;,)]`, "g"),
@@ -84,8 +83,6 @@ export function receiverType(site: ReceiverSite): ReceiverType | null {
         { regex: new RegExp(`\\b${v}\\s*=\\s*new\\s+(${TYPE})`, "g"), constructed: false },
       );
       break;
-    default:
-      return null;
   }
   // The last assignment before the use wins; the signature is the earliest binding.
   let best: { at: number; type: ReceiverType } | null = null;
@@ -94,7 +91,7 @@ export function receiverType(site: ReceiverSite): ReceiverType | null {
     for (const { regex, constructed } of patterns) {
       for (const match of source.matchAll(regex)) {
         const name = match[match.length - 1] ?? match[1];
-        const typeName = match[1] && site.family === "rust" && match[2] ? match[1] : name;
+        const typeName = match[1] && site.style === "rust" && match[2] ? match[1] : name;
         if (
           !typeName ||
           /^(const|let|var|return|await|new|typeof|void|any|unknown|string|number|boolean|object|int|str|bool|float|dict|list|None|self|this)$/
@@ -113,7 +110,7 @@ export function receiverType(site: ReceiverSite): ReceiverType | null {
  * a field `x: T` / `x = new T()`), from the class text and its field signatures.
  */
 export function attributeType(options: {
-  family: string;
+  style: ReceiverStyle | null;
   attribute: string;
   classText: string;
   fieldSignature: string | null;
@@ -125,8 +122,8 @@ export function attributeType(options: {
     const created = new RegExp(`=\\s*new\\s+(${TYPE})`).exec(options.fieldSignature);
     if (created) return { name: created[1], constructed: false };
   }
-  const self = options.family === "python" ? "self" : "this";
-  const patterns = options.family === "python"
+  const self = options.style === "python" ? "self" : "this";
+  const patterns = options.style === "python"
     ? [
       { regex: new RegExp(`\\b${self}\\.${a}\\s*:\\s*(${TYPE})`, "g"), constructed: false },
       { regex: new RegExp(`\\b${self}\\.${a}\\s*=\\s*(${TYPE})\\(`, "g"), constructed: true },
@@ -148,12 +145,12 @@ export function attributeType(options: {
  * before the use, else the parameter; null when the name is not local.
  */
 export function localBinding(options: {
-  family: string;
+  style: LocalsStyle;
   lines: string[];
   name: string;
   useLineOffset: number;
 }): { line: number; column: number; parameter: boolean } | null {
-  const { family, lines, name } = options;
+  const { style, lines, name } = options;
   if (!/^[A-Za-z_$][\w$]*$/.test(name)) return null;
   const n = name.replace(/\$/g, "\\$");
   let patterns: RegExp[];
@@ -162,7 +159,7 @@ export function localBinding(options: {
   let assignmentPatterns = 2;
   /** Patterns (by index) that bind a nested function's parameter. */
   let parameterPatterns = new Set<number>();
-  if (family === "python") {
+  if (style === "python") {
     header = new RegExp(`(?:[(,]|^)\\s*\\*{0,2}(${n})\\s*[:=,)]`);
     patterns = [
       new RegExp(`^\\s*(${n})\\s*(?::[^=\\n]+)?=(?!=)`),
@@ -173,7 +170,7 @@ export function localBinding(options: {
       new RegExp(`\\bas\\s+(${n})\\b`),
       new RegExp(`\\b(${n})\\s*:=`),
     ];
-  } else if (family === "js") {
+  } else if (style === "ecmascript") {
     header = new RegExp(
       `(?:[(,]\\s*(?:\\.\\.\\.)?|^\\s*(?:async\\s+)?)(${n})\\s*[?:=,)]|\\b(${n})\\s*=>`,
     );
@@ -191,7 +188,8 @@ export function localBinding(options: {
       new RegExp(`\\b(?:const|let|var)\\s*[{[][^=]*?\\b(${n})\\b[^=]*[}\\]]\\s*=`),
       new RegExp(`\\bcatch\\s*\\(\\s*(${n})\\b`),
     ];
-  } else if (family === "go") {
+  } else {
+    // Go: `name T` parameters, `:=` and `var` bindings.
     header = new RegExp(`[(,]\\s*(${n})\\s+[\\w*.\\[\\]]`);
     assignmentPatterns = 0;
     patterns = [
@@ -199,8 +197,6 @@ export function localBinding(options: {
       new RegExp(`,\\s*(${n})\\s*:=`),
       new RegExp(`\\bvar\\s+(${n})\\b`),
     ];
-  } else {
-    return null;
   }
   // Indices ("d") give the column of the captured name itself.
   header = new RegExp(header.source, "d");
@@ -210,13 +206,13 @@ export function localBinding(options: {
     return (indices[1] ?? indices[2])![0] + 1;
   };
   // The header runs from the definition's first line to where its body starts.
-  const bodyOpens = family === "python" ? /\)\s*(->[^:]*)?:|:\s*(#.*)?$/ : /\{|=>/;
+  const bodyOpens = style === "python" ? /\)\s*(->[^:]*)?:|:\s*(#.*)?$/ : /\{|=>/;
   let headerEnd = 0;
   while (headerEnd < Math.min(lines.length - 1, 30) && !bodyOpens.test(lines[headerEnd])) {
     headerEnd++;
   }
   let found: { line: number; column: number; parameter: boolean } | null = null;
-  if (family === "js") {
+  if (style === "ecmascript") {
     // Only the parameter list itself: names in a return type or in a function type written
     // in an annotation (`): T =>`, `(cb: (x: T) => void)`) are not parameters.
     const at = jsParameter(lines.slice(0, headerEnd + 1).join("\n"), name);

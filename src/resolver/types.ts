@@ -18,7 +18,10 @@ export interface SymbolRecord {
   exported: boolean;
 }
 
-/** A relation as its file wrote it (SPEC §6): target as written, receiver, import binding. */
+/**
+ * A relation as its file wrote it: the target as written (never resolved at index time), the
+ * receiver it was used on, and for imports the module and alias.
+ */
 export interface RelationRecord {
   repo: string;
   path: string;
@@ -35,7 +38,10 @@ export interface RelationRecord {
   endCol: number;
 }
 
-/** The evidence that resolved a relation, in SPEC §9 order. */
+/**
+ * The evidence that resolved a relation, strongest first: same file and lexical scope, an
+ * import binding, module-path ownership, one unique definition in scope.
+ */
 export type Evidence = "same_file" | "import" | "module_path" | "unique_name";
 
 export const EVIDENCE_LEVEL: Record<Evidence, 1 | 2 | 3 | 4> = {
@@ -68,8 +74,4 @@ export function confidenceOf(evidence: Evidence): "exact" | "approximate" {
   return EVIDENCE_LEVEL[evidence] <= 3 ? "exact" : "approximate";
 }
 
-/** Language families whose symbols may resolve each other. */
-export function languageFamily(language: string | null): string {
-  if (language === "typescript" || language === "tsx" || language === "javascript") return "js";
-  return language ?? "";
-}
+export { languageFamily } from "./families.ts";

@@ -1,0 +1,227 @@
+/**
+ * Query matches → what they describe: definitions (`@definition.<kind>` with `@name`, `@doc`,
+ * `@scope`), references (`@reference.<kind>` with `@name`, `@receiver`), imports (`@import`
+ * with `@import.module|name|alias|wildcard`) and the file's declared module (`@module`).
+ */
+import type { Node, QueryMatch } from "web-tree-sitter";
+import { clip, firstSentence, moduleBefore, ownerText } from "./extract_nodes.ts";
+
+/** A definition as one match describes it, before nesting and naming. */
+export interface DefinitionDraft {
+  node: Node;
+  /** `node.endIndex`, read once (each read crosses into wasm). */
+  end: number;
+  nameNode: Node;
+  /** The name: the `@name` text, or several `@name` parts joined by a space (`operator bool`). */
+  name: string;
+  kind: string;
+  doc: string | null;
+  /** Explicit owner written at the definition (`func (r *T) M`, `void A::f()`, `function M.f`). */
+  scope: string | null;
+}
+
+/** A use, import or base-class site. */
+export interface Reference {
+  node: Node;
+  /** `node.endIndex`, read once. */
+  end: number;
+  kind: string;
+  name: string;
+  receiver: string | null;
+  module: string | null;
+  alias: string | null;
+}
+
+/** Everything the matches of one file describe. */
+export interface MatchedFile {
+  /** In match order, one per (definition node, name). */
+  definitions: DefinitionDraft[];
+  /** In match order; each import binding once. */
+  references: Reference[];
+  /** The `@module` texts joined in source order (Scala `package a.b` then `package c`), or null. */
+  declaredModule: string | null;
+}
+
+/** `@reference.<kind>` → the relation kind stored; any other kind is a plain reference. */
+const RELATION_KINDS: Record<string, string> = {
+  call: "calls",
+  inherits: "inherits",
+  implements: "implements",
+  read: "reads",
+  write: "writes",
+  type: "type_of",
+  type_of: "type_of",
+};
+
+/** The captures of one match, by role. */
+interface Captures {
+  /** The `@definition.*`, `@reference.*` or `@import` node and its capture name. */
+  outer: { node: Node; name: string } | null;
+  /** `@name` nodes in capture order. */
+  names: Node[];
+  scope: Node | null;
+  modules: Node[];
+  receiver: Node | null;
+  doc: Node | null;
+  importModules: Node[];
+  importName: Node | null;
+  alias: Node | null;
+  wildcard: boolean;
+}
+
+/** Reads a file's query matches; `separator` joins module parts. */
+export function readMatches(matches: QueryMatch[], separator: string): MatchedFile {
+  const definitions: DefinitionDraft[] = [];
+  const references: { reference: Reference; importKey: string | null }[] = [];
+  const moduleNodes: Node[] = [];
+  for (const match of matches) {
+    const captures = capturesOf(match);
+    moduleNodes.push(...captures.modules);
+    const outer = captures.outer;
+    if (!outer) continue;
+    if (outer.name === "import") {
+      const imported = importOf(outer.node, captures, separator);
+      if (imported) references.push(imported);
+    } else if (outer.name.startsWith("definition.")) {
+      const definition = definitionOf(outer.node, outer.name, captures);
+      if (definition) definitions.push(definition);
+    } else {
+      const reference = referenceOf(outer.node, outer.name, captures);
+      if (reference) references.push({ reference, importKey: null });
+    }
+  }
+  return {
+    // One declaration may define several names (`var a, b int`): each is a definition.
+    definitions: firstOfEach(
+      definitions,
+      (d) => `${d.node.startIndex}:${d.end}:${d.nameNode.startIndex}`,
+    ),
+    // Two patterns may describe the same import binding; it is stored once.
+    references: firstOfEach(references, (entry) => entry.importKey).map((entry) => entry.reference),
+    declaredModule: declaredModule(moduleNodes, separator),
+  };
+}
+
+function capturesOf(match: QueryMatch): Captures {
+  const captures: Captures = {
+    outer: null,
+    names: [],
+    scope: null,
+    modules: [],
+    receiver: null,
+    doc: null,
+    importModules: [],
+    importName: null,
+    alias: null,
+    wildcard: false,
+  };
+  for (const { name, node } of match.captures) {
+    if (name === "name") captures.names.push(node);
+    else if (name === "scope") captures.scope = node;
+    else if (name === "module") captures.modules.push(node);
+    else if (name === "receiver") captures.receiver = node;
+    else if (name === "doc") captures.doc = node;
+    else if (name === "import.module") captures.importModules.push(node);
+    else if (name === "import.name") captures.importName = node;
+    else if (name === "import.alias") captures.alias = node;
+    else if (name === "import.wildcard") captures.wildcard = true;
+    else if (
+      name === "import" || name.startsWith("definition.") || name.startsWith("reference.")
+    ) captures.outer = { node, name };
+  }
+  return captures;
+}
+
+/**
+ * The name of a match: the last `@name`, after the parts captured before it in source order
+ * (`operator` then `bool` is `operator bool`); `start` is where the joined name starts.
+ */
+function joinedName(names: Node[]): { node: Node; start: Node; text: string } | null {
+  let prefix = "";
+  let start: Node | null = null;
+  let last: Node | null = null;
+  for (const node of names) {
+    if (last && last.startIndex < node.startIndex) prefix += `${last.text} `;
+    else start = node;
+    last = node;
+  }
+  return last && start ? { node: last, start, text: prefix + last.text } : null;
+}
+
+function definitionOf(node: Node, captureName: string, captures: Captures): DefinitionDraft | null {
+  const name = joinedName(captures.names);
+  if (!name || name.node.text === "") return null;
+  return {
+    node,
+    end: node.endIndex,
+    nameNode: name.node,
+    name: name.text,
+    kind: captureName.slice("definition.".length),
+    doc: captures.doc ? firstSentence(captures.doc.text) : null,
+    scope: captures.scope ? ownerText(captures.scope, name.start) : null,
+  };
+}
+
+function referenceOf(node: Node, captureName: string, captures: Captures): Reference | null {
+  const name = captures.names[captures.names.length - 1];
+  if (!name) return null;
+  return {
+    node,
+    end: node.endIndex,
+    kind: RELATION_KINDS[captureName.slice("reference.".length)] ?? "references",
+    name: name.text,
+    receiver: captures.receiver ? clip(captures.receiver.text, 200) : null,
+    module: null,
+    alias: null,
+  };
+}
+
+function importOf(
+  node: Node,
+  captures: Captures,
+  separator: string,
+): { reference: Reference; importKey: string } | null {
+  if (captures.importModules.length === 0) return null;
+  // Nested groups (`use a::{b::{c}}`) capture one module part per level.
+  const module = captures.importModules.map((part) =>
+    stripQuotes(moduleBefore(part, captures.importName))
+  ).join(separator);
+  const target = captures.importName ? captures.importName.text : captures.wildcard ? "*" : module;
+  const alias = captures.alias ? captures.alias.text : null;
+  return {
+    reference: {
+      node,
+      end: node.endIndex,
+      kind: "imports",
+      name: target,
+      receiver: null,
+      module,
+      alias,
+    },
+    importKey:
+      `${node.startIndex}\0${captures.importName?.startIndex}\0${target}\0${module}\0${alias}`,
+  };
+}
+
+function declaredModule(nodes: Node[], separator: string): string | null {
+  const distinct = firstOfEach(nodes, (node) => `${node.startIndex}`);
+  if (distinct.length === 0) return null;
+  return distinct.sort((a, b) => a.startIndex - b.startIndex).map((node) => node.text)
+    .join(separator);
+}
+
+/** The items whose key was not seen before, in order; a null key is always kept. */
+function firstOfEach<T>(items: T[], keyOf: (item: T) => string | null): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = keyOf(item);
+    if (key === null) return true;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function stripQuotes(text: string): string {
+  return text.replace(/^['"`]|['"`]$/g, "");
+}

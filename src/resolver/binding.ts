@@ -1,0 +1,126 @@
+/**
+ * What the evidence levels share: a use site, what a name is bound to there, and the small
+ * rules every level applies (which kinds own members, which of several same-named
+ * definitions is meant).
+ */
+import { posix } from "node:path";
+import type { ModuleResolver } from "./modules.ts";
+import type { ScopeStore } from "./store.ts";
+import {
+  type Candidate,
+  type Evidence,
+  EVIDENCE_LEVEL,
+  type RelationRecord,
+  type Resolution,
+  type SymbolRecord,
+} from "./types.ts";
+
+/** Where a name is used: the file, the enclosing definition and the line. */
+export interface Site {
+  repo: string;
+  path: string;
+  language: string | null;
+  from: SymbolRecord | null;
+  line: number;
+}
+
+/** What a name is bound to at a site. */
+export type Binding =
+  | { kind: "symbol"; symbol: SymbolRecord; evidence: Evidence; note?: string }
+  | { kind: "module"; repo: string; files: string[]; evidence: Evidence; via: string }
+  | { kind: "ambiguous"; candidates: Candidate[]; reason: string }
+  | { kind: "external"; module: string; reason: string }
+  | { kind: "none"; reason: string };
+
+/**
+ * What an evidence level may ask of the resolver: the scope's reader, module paths, and the
+ * whole resolution of a relation, a name or a member (levels call each other: a member's
+ * receiver is a name, a base class is a relation).
+ */
+export interface Scope {
+  readonly store: ScopeStore;
+  readonly modules: ModuleResolver;
+  resolve(relation: RelationRecord): Resolution;
+  bindName(site: Site, name: string): Binding;
+  bindMember(site: Site, receiver: string, name: string): Binding;
+}
+
+/** Kinds whose members are reached through the type (`obj.m`, `self.m`), never as bare names. */
+export const CLASS_KINDS = new Set([
+  "class",
+  "interface",
+  "struct",
+  "trait",
+  "enum",
+  "impl",
+  "type",
+  "object",
+  "record",
+]);
+/** Bound on re-export chains, base-class walks and receiver chains. */
+export const MAX_HOPS = 6;
+
+/** The weaker of two evidence levels. */
+export function weaker(a: Evidence, b: Evidence): Evidence {
+  return EVIDENCE_LEVEL[a] >= EVIDENCE_LEVEL[b] ? a : b;
+}
+
+/** A symbol binding whose evidence is at most `evidence`. */
+export function through(
+  evidence: Evidence,
+  found: { symbol: SymbolRecord; evidence: Evidence },
+): Binding {
+  return { kind: "symbol", symbol: found.symbol, evidence: weaker(evidence, found.evidence) };
+}
+
+/** True when same-named definitions are one (overload declarations written one after another). */
+export function isOneDefinition(symbols: SymbolRecord[]): boolean {
+  if (symbols.length === 1) return true;
+  const sorted = [...symbols].sort((a, b) => a.startLine - b.startLine);
+  return sorted.every((s, i) =>
+    i === 0 ||
+    (s.qualified === sorted[0].qualified && s.kind === sorted[0].kind &&
+      s.startLine - sorted[i - 1].endLine <= 3)
+  );
+}
+
+/** Of several same-named definitions, the one with a body (overloads) defined last before `line`. */
+export function preferImplementation(symbols: SymbolRecord[], line?: number): SymbolRecord {
+  const before = line === undefined ? symbols : symbols.filter((s) => s.startLine <= line);
+  const pool = before.length > 0 ? before : symbols;
+  return pool.reduce((best, s) =>
+    (s.endLine - s.startLine > best.endLine - best.startLine) ||
+      (s.endLine - s.startLine === best.endLine - best.startLine && s.startLine > best.startLine)
+      ? s
+      : best
+  );
+}
+
+/** The enclosing definitions of a symbol, innermost first (at most 20), read as they are walked. */
+export function* ancestorsOf(
+  store: ScopeStore,
+  from: SymbolRecord | null,
+): Generator<SymbolRecord> {
+  for (let node = from, hops = 0; node && hops < 20; hops++) {
+    yield node;
+    node = node.parentId ? store.symbolById(node.repo, node.parentId) : null;
+  }
+}
+
+/** The directory of a repository path; `""` at the root. */
+export function dirOf(path: string): string {
+  const dir = posix.dirname(path);
+  return dir === "." ? "" : dir;
+}
+
+/** The top-level definitions named `name` in some files of a repository. */
+export function topLevelNamed(
+  store: ScopeStore,
+  options: { repo: string; files: string[]; name: string },
+): SymbolRecord[] {
+  return options.files.flatMap((file) =>
+    store.symbolsInFile(options.repo, file).filter((s) =>
+      s.name === options.name && s.parentId === null
+    )
+  );
+}

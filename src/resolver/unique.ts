@@ -1,0 +1,66 @@
+/**
+ * Evidence level 4, one unique definition: when nothing binds a name at its use, the one
+ * definition of that name across the resolver scope (in the same language family) is a
+ * guess labelled as such; several are candidates, none is a reason.
+ */
+import { languageFamily } from "./families.ts";
+import { type Binding, CLASS_KINDS, type Scope, type Site } from "./binding.ts";
+import type { SymbolRecord } from "./types.ts";
+
+/** Kinds a name used as a call or type cannot mean on a guess: data, not code. */
+const DATA_KINDS = new Set(["variable", "constant", "field", "property"]);
+
+/**
+ * The one definition named `name` in scope, else the candidates: members only when the name
+ * was used on a receiver (`options.receiver`), non-members of other files only at top level.
+ */
+export function uniqueDefinition(
+  scope: Scope,
+  site: Site,
+  options: { name: string; members: boolean; receiver?: string },
+): Binding {
+  const { store } = scope;
+  const { name, receiver } = options;
+  const family = languageFamily(site.language);
+  const all = store.symbolsNamed(store.scopeOf(site.repo), name).filter((s) =>
+    languageFamily(s.language) === family && !DATA_KINDS.has(s.kind)
+  );
+  const fitting = all.filter((s) => {
+    const parent = s.parentId ? store.symbolById(s.repo, s.parentId) : null;
+    const isMember = (parent !== null && CLASS_KINDS.has(parent.kind)) || s.kind === "method";
+    if (options.members) return isMember;
+    return !isMember && (parent === null || s.path === site.path);
+  });
+  const symbols = oneDeclarationEach(fitting);
+  const what = receiver ? `'${receiver}.${name}'` : `'${name}'`;
+  if (symbols.length === 1) {
+    const note = receiver
+      ? `the type of '${receiver}' is not statically evident; matched by name`
+      : "matched by name: no import or same-file definition names it";
+    return { kind: "symbol", symbol: symbols[0], evidence: "unique_name", note };
+  }
+  if (symbols.length === 0) {
+    return { kind: "none", reason: `no definition of ${what} in scope` };
+  }
+  return {
+    kind: "ambiguous",
+    reason: `${symbols.length} definitions of ${what} in scope and no evidence chooses one`,
+    candidates: symbols.map((symbol) => ({
+      symbol,
+      reason: receiver
+        ? `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; the type of '${receiver}' is not statically evident`
+        : `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; no import binds '${name}' at the use`,
+    })),
+  };
+}
+
+/** One definition with several declarations (overload signatures) is one symbol: the longest. */
+function oneDeclarationEach(symbols: SymbolRecord[]): SymbolRecord[] {
+  const distinct = new Map<string, SymbolRecord>();
+  for (const s of symbols) {
+    const key = `${s.repo}\0${s.path}\0${s.qualified}`;
+    const seen = distinct.get(key);
+    if (!seen || s.endLine - s.startLine > seen.endLine - seen.startLine) distinct.set(key, s);
+  }
+  return [...distinct.values()];
+}
