@@ -5,9 +5,18 @@ import assert from "node:assert/strict";
 import { DaemonClient } from "../src/daemon/client.ts";
 import { fixtureRepository, startDaemon } from "./_helpers.ts";
 
+/** Functions long enough to be chunks of their own. */
+const RETRY = Array.from(
+  { length: 4 },
+  (_, i) =>
+    `def retry_step_${i}(call, attempts=${i}):\n` +
+    Array.from({ length: 30 }, (_, j) => `    value_${j} = call(${j}, attempts)\n`).join("") +
+    "    return call()\n",
+).join("\n\n");
+
 const FILES = {
   "src/config.ts": "export function parseConfig(path: string): string {\n  return path;\n}\n",
-  "src/retry.py": "def retry_with_backoff(call):\n    return call()\n",
+  "src/retry.py": RETRY,
 };
 
 /** The `request` traces the daemon wrote so far (JSON lines on stderr). */
@@ -18,11 +27,9 @@ function requestTraces(stderr: string): any[] {
     .filter((event) => event.event === "request");
 }
 
-Deno.test("daemon (real socket): an answer's trace_id is the one its request trace logs, with the backend, the fallback reason and where it ran", async () => {
-  const daemon = await startDaemon({
-    workspace: fixtureRepository(FILES),
-    args: ["--log-format", "json"],
-  });
+Deno.test("daemon (real socket): an answer's trace_id is the one its request trace logs, with the backend, the fallback reason and where it ran; refresh traces count reused vectors", async () => {
+  const root = fixtureRepository(FILES);
+  const daemon = await startDaemon({ workspace: root, args: ["--log-format", "json"] });
   const client = await DaemonClient.connect(daemon.socket);
   try {
     const traceOf = async (answer: any) => {
@@ -46,6 +53,17 @@ Deno.test("daemon (real socket): an answer's trace_id is the one its request tra
     assert.match(liveTrace.runner, /^main thread \(a target is missing or damaged\)$/);
 
     await client.request("refresh", {});
+    // The refresh trace says how many chunk vectors were computed and how many reused.
+    Deno.writeTextFileSync(
+      `${root}/src/retry.py`,
+      RETRY + "\n\ndef later():\n    return 2\n",
+    );
+    await client.request("refresh", {});
+    const refreshes = daemon.stderr().split("\n").filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line)).filter((event) => event.event === "refresh");
+    assert.equal(refreshes.length, 2);
+    assert.ok(refreshes[0].vectors.computed > 0, JSON.stringify(refreshes[0]));
+    assert.ok(refreshes[1].vectors.reused > 0, JSON.stringify(refreshes[1]));
     const first = await client.request("symbols", { query: "parseConfig" }) as any;
     const again = await client.request("symbols", { query: "parseConfig" }) as any;
     assert.notEqual(first.trace_id, again.trace_id, "each request has its own id");

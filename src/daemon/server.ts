@@ -223,6 +223,9 @@ export class Daemon {
           plan: report.plan,
           parsed: report.parsed,
           errors: report.errors,
+          // Chunk vectors computed anew, and reused from unchanged content.
+          vectors: report.vectors,
+          ...(report.embeddings ? { embeddings: report.embeddings } : {}),
           timings_ms: report.timings_ms,
         });
       } else {
