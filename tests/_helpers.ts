@@ -132,10 +132,14 @@ export async function startDaemon(options: {
   socket?: string;
   args?: string[];
   env?: Record<string, string>;
+  /** A command that runs the daemon (e.g. `["prlimit", "--nofile=256"]`); it must exec it. */
+  launcher?: string[];
 }): Promise<DaemonProcess> {
   const socket = options.socket ?? join(socketDirectory(), "d.sock");
-  const process = new Deno.Command(Deno.execPath(), {
+  const launcher = options.launcher ?? [];
+  const process = new Deno.Command(launcher[0] ?? Deno.execPath(), {
     args: [
+      ...(launcher.length > 0 ? [...launcher.slice(1), Deno.execPath()] : []),
       "run",
       "--unstable-worker-options",
       "--allow-all",

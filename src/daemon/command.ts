@@ -3,16 +3,19 @@ import { parseArgs } from "node:util";
 import { WireError } from "../protocol/errors.ts";
 import { loadWorkspaceConfig } from "../workspace/workspace.ts";
 import { type LogFormat, TraceLog } from "./observe.ts";
-import { Daemon } from "./server.ts";
+import { Daemon, DEFAULT_IDLE_MS } from "./server.ts";
 import { socketPath, SocketUnavailable } from "./socket.ts";
 
 const USAGE =
   `usage: sextant daemon [--socket PATH] [--workspace DIR] [--config FILE] [--cache-dir DIR]
                       [--log-format text|json] [--quiet] [--query-workers N]
+                      [--idle-timeout SECONDS]
 socket:  --socket, else $SEXTANT_SOCKET, else $XDG_RUNTIME_DIR/sextant/sextant.sock,
          else <cache dir>/run/sextant.sock
 workers: --query-workers N answers actions in N Workers plus one for quick lookups
          (default 2; 0: on the main thread)
+idle:    --idle-timeout S closes a connection with no whole frame and nothing running
+         for S seconds (default 300)
 signals: SIGHUP reloads sextant.yml; SIGINT/SIGTERM stop (socket removed)`;
 
 /** Runs the daemon; returns the exit code. */
@@ -29,6 +32,7 @@ export async function daemonCommand(args: string[]): Promise<number> {
         "log-format": { type: "string", default: "text" },
         quiet: { type: "boolean", default: false },
         "query-workers": { type: "string", default: "2" },
+        "idle-timeout": { type: "string", default: String(DEFAULT_IDLE_MS / 1000) },
         help: { type: "boolean", short: "h", default: false },
       },
     }).values;
@@ -50,6 +54,13 @@ export async function daemonCommand(args: string[]): Promise<number> {
     console.error(`sextant: --query-workers must be a whole number from 0 to 64\n${USAGE}`);
     return 2;
   }
+  const idleSeconds = Number(values["idle-timeout"]);
+  if (!Number.isFinite(idleSeconds) || idleSeconds <= 0 || idleSeconds > 86_400) {
+    console.error(
+      `sextant: --idle-timeout must be a positive number of seconds (at most 86400)\n${USAGE}`,
+    );
+    return 2;
+  }
   const log = new TraceLog({ format: format as LogFormat, quiet: values.quiet });
   const workspaceOptions = {
     directory: values.workspace,
@@ -60,7 +71,13 @@ export async function daemonCommand(args: string[]): Promise<number> {
   try {
     const config = await loadWorkspaceConfig(workspaceOptions);
     const socket = socketPath(values.socket, config.cacheDirectory);
-    daemon = await Daemon.start({ socket, workspace: workspaceOptions, log, queryWorkers });
+    daemon = await Daemon.start({
+      socket,
+      workspace: workspaceOptions,
+      log,
+      queryWorkers,
+      idleMs: Math.round(idleSeconds * 1000),
+    });
   } catch (error) {
     if (
       error instanceof SocketUnavailable || error instanceof WireError ||

@@ -1,39 +1,84 @@
 /**
- * One client connection's bytes: frames in, frames out. Writes are queued in
- * order; a client that stops reading while more than
- * `FRAME_LIMITS.pendingWriteBytes` wait for it is dropped.
+ * One client connection's bytes: frames in, frames out. Reading stops at the
+ * client's end of input (EOF, which may be a half-close: answers can still be
+ * written) or at a frame the daemon refuses. Writes are queued in order; a
+ * client that stops reading while more than `FRAME_LIMITS.pendingWriteBytes`
+ * wait for it is dropped, and so is one whose socket fails a write.
  */
-import { encodeFrame, FRAME_LIMITS, FrameTooLarge, readFrames } from "./framing.ts";
+import {
+  type BufferBudget,
+  encodeFrame,
+  FRAME_LIMITS,
+  FrameRefused,
+  FrameSplitter,
+} from "./framing.ts";
+
+/** Why reading ended: the client's end of input, or a frame the daemon refused. */
+export type ReadEnd = { refused: null } | { refused: FrameRefused };
+
+const READ_CHUNK = 64 * 1024;
 
 export class Connection {
   /** The connection's ordinal in this daemon's life (traces name it). */
   readonly number: number;
   readonly #conn: Deno.UnixConn;
+  readonly #budget: BufferBudget | undefined;
+  readonly #onClose: (() => void)[] = [];
   #writing: Promise<void> = Promise.resolve();
   #pendingBytes = 0;
   #closed = false;
+  /** When the last whole frame arrived (or the connection opened), `performance.now()`. */
+  #lastFrameAt = performance.now();
 
-  constructor(number: number, conn: Deno.UnixConn) {
+  constructor(number: number, conn: Deno.UnixConn, options: { budget?: BufferBudget } = {}) {
     this.number = number;
     this.#conn = conn;
+    this.#budget = options.budget;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
+  /** When the last whole frame arrived (`performance.now()` time). */
+  get lastFrameAt(): number {
+    return this.#lastFrameAt;
+  }
+
+  /** Runs `listener` once when the connection closes (or at once if it has). */
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#onClose.push(listener);
+  }
+
   /**
-   * Hands each frame to `onFrame` until the client hangs up. Returns the
-   * oversized frame that ended the read, if one did; any other read error is a
-   * client that went away.
+   * Hands each frame to `onFrame` until the client's end of input, a refused
+   * frame, or a read error (a client that went away). The socket stays open.
    */
-  async read(onFrame: (frame: Uint8Array) => void): Promise<FrameTooLarge | null> {
+  async read(onFrame: (frame: Uint8Array) => void): Promise<ReadEnd> {
+    const splitter = new FrameSplitter({ budget: this.#budget });
+    const buffer = new Uint8Array(READ_CHUNK);
     try {
-      for await (const frame of readFrames(this.#conn.readable)) onFrame(frame);
+      while (!this.#closed) {
+        const n = await this.#conn.read(buffer);
+        if (n === null) {
+          const last = splitter.end();
+          if (last) this.#deliver(last, onFrame);
+          break;
+        }
+        for (const frame of splitter.push(buffer.subarray(0, n))) this.#deliver(frame, onFrame);
+      }
     } catch (error) {
-      if (error instanceof FrameTooLarge) return error;
+      if (error instanceof FrameRefused) return { refused: error };
+    } finally {
+      splitter.release();
     }
-    return null;
+    return { refused: null };
+  }
+
+  #deliver(frame: Uint8Array, onFrame: (frame: Uint8Array) => void): void {
+    this.#lastFrameAt = performance.now();
+    onFrame(frame);
   }
 
   /** Queues one frame. */
@@ -73,11 +118,19 @@ export class Connection {
     clearTimeout(timer);
   }
 
+  /** Sends a last frame, waits up to a second for it to be written, and closes. */
+  async closeWith(value: unknown): Promise<void> {
+    this.send(value);
+    await this.flushedWithin(1000);
+    this.close();
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     try {
       this.#conn.close();
     } catch { /* closed */ }
+    for (const listener of this.#onClose.splice(0)) listener();
   }
 }

@@ -23,6 +23,8 @@ export interface ExecuteOptions {
   /** The answer cache (SPEC §7), shared by every caller of one daemon. */
   cache?: ResultCache;
   counters?: Counters;
+  /** The caller's trace id for this request; the answer's `trace_id` is set to it. */
+  traceId?: string;
   /** Runs the action itself (the daemon: in a query Worker); default `runAction` here. */
   run?: (
     workspace: Workspace,
@@ -147,5 +149,6 @@ async function executePrepared(
       daemon: options.counters.snapshot(visible),
     };
   }
+  if (options.traceId) envelope.trace_id = options.traceId;
   return { envelope, cached };
 }

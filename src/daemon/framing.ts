@@ -11,17 +11,58 @@ export const FRAME_LIMITS = {
   depth: 64,
   /** Messages in one batch. */
   batch: 100,
-  /** Requests one connection may have running at once; more are answered `IndexBusy`. */
+  /**
+   * Requests and notifications one connection may have running at once; a
+   * request past it is answered `IndexBusy`, a notification past it is dropped.
+   */
   inFlight: 64,
   /** Bytes queued towards a client that does not read before it is dropped. */
   pendingWriteBytes: 64 * 1024 * 1024,
+  /**
+   * Bytes of unfinished frames buffered for all connections together; the
+   * connection whose frame would pass it is refused and closed.
+   */
+  bufferedBytes: 32 * 1024 * 1024,
 };
 
-/** Thrown by `readFrames` when a frame exceeds the size limit. */
-export class FrameTooLarge extends RangeError {
+/** Why reading a connection stopped short: an oversized frame, or the shared buffer is full. */
+export class FrameRefused extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = "FrameRefused";
+  }
+}
+
+/** A frame longer than the size limit. */
+export class FrameTooLarge extends FrameRefused {
   constructor(limit: number) {
     super(`Frame exceeds ${limit} bytes`);
     this.name = "FrameTooLarge";
+  }
+}
+
+/** The bytes every connection's unfinished frame may hold together. */
+export class BufferBudget {
+  readonly limit: number;
+  #used = 0;
+
+  constructor(limit = FRAME_LIMITS.bufferedBytes) {
+    this.limit = limit;
+  }
+
+  get used(): number {
+    return this.#used;
+  }
+
+  /** Takes `bytes` from the budget; false (and nothing taken) when they do not fit. */
+  take(bytes: number): boolean {
+    if (this.#used + bytes > this.limit) return false;
+    this.#used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.#used = Math.max(0, this.#used - bytes);
   }
 }
 
@@ -29,49 +70,98 @@ const NEWLINE = 0x0a;
 
 /**
  * Splits a byte stream into frames (without the newline). Empty lines are
- * skipped; bytes after the last newline when the stream ends are a last frame
- * (a half frame then a hang-up is parsed like any other frame).
+ * skipped. The unfinished frame is copied out of each chunk (so a caller may
+ * reuse its read buffer) and counted against the size limit and, when given,
+ * the shared budget; `release` gives the budget back when the stream ends.
  */
-export async function* readFrames(
-  stream: ReadableStream<Uint8Array>,
-  maxBytes = FRAME_LIMITS.frameBytes,
-): AsyncGenerator<Uint8Array> {
-  let parts: Uint8Array[] = [];
-  let pending = 0;
-  const take = (last: Uint8Array): Uint8Array => {
-    const frame = new Uint8Array(pending + last.length);
-    let offset = 0;
-    for (const part of parts) {
-      frame.set(part, offset);
-      offset += part.length;
-    }
-    frame.set(last, offset);
-    parts = [];
-    pending = 0;
-    return frame;
-  };
-  for await (const chunk of stream) {
+export class FrameSplitter {
+  readonly #maxBytes: number;
+  readonly #budget: BufferBudget | null;
+  #parts: Uint8Array[] = [];
+  #pending = 0;
+
+  constructor(options: { maxBytes?: number; budget?: BufferBudget } = {}) {
+    this.#maxBytes = options.maxBytes ?? FRAME_LIMITS.frameBytes;
+    this.#budget = options.budget ?? null;
+  }
+
+  /** Bytes of the unfinished frame. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** The frames a chunk completes; throws `FrameRefused` when the unfinished one may not grow. */
+  push(chunk: Uint8Array): Uint8Array[] {
+    const frames: Uint8Array[] = [];
     let start = 0;
     while (start < chunk.length) {
       const end = chunk.indexOf(NEWLINE, start);
       if (end === -1) {
         const rest = chunk.subarray(start);
-        if (pending + rest.length > maxBytes) throw new FrameTooLarge(maxBytes);
-        parts.push(rest.slice());
-        pending += rest.length;
+        this.#grow(rest.length);
+        this.#parts.push(rest.slice());
+        this.#pending += rest.length;
         break;
       }
       const piece = chunk.subarray(start, end);
-      if (pending + piece.length > maxBytes) throw new FrameTooLarge(maxBytes);
-      const frame = take(piece);
+      if (this.#pending + piece.length > this.#maxBytes) throw new FrameTooLarge(this.#maxBytes);
+      const frame = this.#take(piece);
       start = end + 1;
-      if (frame.length > 0 && !isBlank(frame)) yield frame;
+      if (frame.length > 0 && !isBlank(frame)) frames.push(frame);
+    }
+    return frames;
+  }
+
+  /** The bytes after the last newline when the stream ends, as a last frame (or null). */
+  end(): Uint8Array | null {
+    if (this.#pending === 0) return null;
+    const frame = this.#take(new Uint8Array(0));
+    return isBlank(frame) ? null : frame;
+  }
+
+  /** Drops the unfinished frame and gives its bytes back to the budget. */
+  release(): void {
+    this.#budget?.give(this.#pending);
+    this.#parts = [];
+    this.#pending = 0;
+  }
+
+  #grow(bytes: number): void {
+    if (this.#pending + bytes > this.#maxBytes) throw new FrameTooLarge(this.#maxBytes);
+    if (this.#budget && !this.#budget.take(bytes)) {
+      throw new FrameRefused(
+        `Unfinished frames of all connections may hold at most ${this.#budget.limit} bytes; ` +
+          "this frame would pass that",
+      );
     }
   }
-  if (pending > 0) {
-    const frame = take(new Uint8Array(0));
-    if (!isBlank(frame)) yield frame;
+
+  #take(last: Uint8Array): Uint8Array {
+    const frame = new Uint8Array(this.#pending + last.length);
+    let offset = 0;
+    for (const part of this.#parts) {
+      frame.set(part, offset);
+      offset += part.length;
+    }
+    frame.set(last, offset);
+    this.release();
+    return frame;
   }
+}
+
+/**
+ * Splits a byte stream into frames (see `FrameSplitter`); bytes after the last
+ * newline when the stream ends are a last frame (a half frame then a hang-up
+ * is parsed like any other frame).
+ */
+export async function* readFrames(
+  stream: AsyncIterable<Uint8Array>,
+  maxBytes = FRAME_LIMITS.frameBytes,
+): AsyncGenerator<Uint8Array> {
+  const splitter = new FrameSplitter({ maxBytes });
+  for await (const chunk of stream) yield* splitter.push(chunk);
+  const last = splitter.end();
+  if (last) yield last;
 }
 
 function isBlank(frame: Uint8Array): boolean {

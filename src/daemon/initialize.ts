@@ -38,7 +38,7 @@ export function parseIdentity(params: unknown): { agent?: string; token?: string
 /** The answer to `initialize` for an authenticated grant. */
 export function helloFor(
   grant: Grant,
-  options: { workspace: Workspace; queryWorkers: boolean },
+  options: { workspace: Workspace; limits: Record<string, number> },
 ): Record<string, unknown> {
   const { workspace } = options;
   const scoped = workspace.scoped(grant.visibleRepositories(workspace));
@@ -59,7 +59,7 @@ export function helloFor(
     actions: grant.allowedActions(ALL_ACTIONS),
     mode: grant.mode,
     max_results: grant.maxResults,
-    limits: daemonLimits(options.queryWorkers),
+    limits: options.limits,
   };
 }
 
@@ -69,7 +69,9 @@ export function helloFor(
  * shows up here without an edit (`depth` of a traversal is `traversal_depth`,
  * since `depth` is the frame's nesting).
  */
-export function daemonLimits(queryWorkers: boolean): Record<string, number> {
+export function daemonLimits(
+  options: { queryWorkers: boolean; connections: number; idleMs: number },
+): Record<string, number> {
   const params: Record<string, number> = {};
   for (const method of Object.values(METHODS)) {
     for (const [field, spec] of Object.entries(method.params)) {
@@ -84,11 +86,14 @@ export function daemonLimits(queryWorkers: boolean): Record<string, number> {
     batch: FRAME_LIMITS.batch,
     in_flight: FRAME_LIMITS.inFlight,
     pending_write_bytes: FRAME_LIMITS.pendingWriteBytes,
+    buffered_bytes: FRAME_LIMITS.bufferedBytes,
+    connections: options.connections,
+    idle_ms: options.idleMs,
     query_bytes: LIMITS.queryBytes,
     paths: LIMITS.paths,
     pattern_bytes: GREP_LIMITS.patternBytes,
     ...params,
     // Without query Workers an action runs on the main thread and nothing cuts it off.
-    ...(queryWorkers ? { query_ms: QUERY_TIMEOUT_MS } : {}),
+    ...(options.queryWorkers ? { query_ms: QUERY_TIMEOUT_MS } : {}),
   };
 }

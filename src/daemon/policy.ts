@@ -22,6 +22,8 @@ export interface AgentSpec {
   actions: string[] | null;
   maxResults: number | null;
   mode: "full" | "summary";
+  /** May call the daemon's own administrative methods (`workspace/reload`). */
+  admin: boolean;
 }
 
 /** Actions an agent in `mode: summary` may use: none of them returns source text. */
@@ -90,6 +92,9 @@ export function parseAgents(raw: unknown, source: string): AgentSpec[] | null {
     if (mode !== "full" && mode !== "summary") {
       fail(`agent '${name}' key 'mode' is not 'full' or 'summary'`);
     }
+    if (entry.admin !== undefined && typeof entry.admin !== "boolean") {
+      fail(`agent '${name}' key 'admin' is not true or false`);
+    }
     const actions = stringList("actions");
     for (const action of actions ?? []) {
       if (
@@ -108,6 +113,7 @@ export function parseAgents(raw: unknown, source: string): AgentSpec[] | null {
       actions,
       maxResults: (maxResults as number | undefined) ?? null,
       mode: mode as "full" | "summary",
+      admin: entry.admin === true,
     });
   }
   return agents;
@@ -206,6 +212,11 @@ export class Grant {
 
   get mode(): "full" | "summary" {
     return this.#spec?.mode ?? "full";
+  }
+
+  /** May call `workspace/reload`: the local user (full access) or an agent with `admin: true`. */
+  get admin(): boolean {
+    return this.#spec === null || this.#spec.admin;
   }
 
   get maxResults(): number | null {

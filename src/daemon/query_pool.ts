@@ -9,7 +9,7 @@ import type { QueryJob, QueryReply } from "./query_worker.ts";
  * queue (shortest job first), so a burst of searches never holds up a status
  * check.
  */
-const QUICK_ACTIONS: ReadonlySet<string> = new Set(["status", "symbols"]);
+export const QUICK_ACTIONS: ReadonlySet<string> = new Set(["status", "symbols"]);
 
 /** How long one query may occupy a Worker before the Worker is replaced. */
 export const QUERY_TIMEOUT_MS = 120_000;

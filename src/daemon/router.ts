@@ -1,7 +1,10 @@
 /**
- * Method → answer. `initialize` and `workspace/reload` are the daemon's own;
- * every action goes through `executeAction` (policy, refresh, cache, action,
- * policy again), run in a query Worker unless it must run on the main thread.
+ * Method → answer. `initialize` and `workspace/reload` are the daemon's own
+ * (`workspace/reload` only for the local user or an agent with `admin: true`;
+ * to anyone else it does not exist); every action goes through
+ * `executeAction` (policy, refresh, cache, action, policy again), run in a
+ * query Worker, taking turns between clients, unless it must run on the main
+ * thread.
  */
 import { type ActionContext, runAction } from "../actions/dispatch.ts";
 import type { ResultCache } from "../actions/result_cache.ts";
@@ -12,15 +15,26 @@ import { METHODS } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { Workspace, WorkspaceOptions } from "../workspace/workspace.ts";
 import { executeAction } from "./execute.ts";
+import { FairQueue } from "./fair_queue.ts";
 import { helloFor, parseIdentity } from "./initialize.ts";
 import { notification, type RequestId, type RpcRequest } from "./jsonrpc.ts";
-import type { Counters } from "./observe.ts";
+import { type Counters, countersFor, type TraceLog } from "./observe.ts";
 import type { AccessPolicy } from "./policy.ts";
-import type { QueryPool } from "./query_pool.ts";
+import { type QueryPool, QUICK_ACTIONS } from "./query_pool.ts";
 import type { Outcome, Session } from "./session.ts";
 
 /** Actions answered on the main thread (they drive its refreshes); every other runs in a Worker. */
 const ON_MAIN_THREAD = new Set(["refresh", "rebuild"]);
+
+/** Methods of the daemon itself, besides the actions. */
+const DAEMON_METHODS = new Set(["initialize", "workspace/reload", "$/cancelRequest"]);
+
+/** How a request is run: on the workspace it started with, under its trace id. */
+export interface RouteOptions {
+  workspace: Workspace;
+  signal: AbortSignal;
+  trace: string;
+}
 
 export interface RouterOptions {
   cache: ResultCache;
@@ -33,23 +47,41 @@ export interface RouterOptions {
   policy: () => AccessPolicy;
   /** Bumped by each reload, so query Workers reopen the registry. */
   epoch: () => number;
-  /** `workspace/reload`. */
-  reload: () => Promise<{ repositories: string[] }>;
+  /** `workspace/reload`: the new workspace (the sessions are already re-checked). */
+  reload: () => Promise<Workspace>;
+  /** Every limit the daemon enforces, as `initialize` reports them. */
+  limits: Record<string, number>;
+  log: TraceLog;
 }
 
 export class Router {
   readonly #options: RouterOptions;
+  /** Turns at the query Workers for ranked and graph queries, and for quick lookups. */
+  readonly #turns: FairQueue | null;
+  readonly #quickTurns: FairQueue | null;
 
-  constructor(options: RouterOptions) {
+  constructor(options: RouterOptions, queryWorkers = 2) {
     this.#options = options;
+    // As many jobs as each lane has Workers, so a job handed over never waits behind another;
+    // quick lookups may also take the general Workers (the pool lets them go first).
+    this.#turns = options.queries ? new FairQueue(queryWorkers) : null;
+    this.#quickTurns = options.queries ? new FairQueue(queryWorkers + 1) : null;
+  }
+
+  /**
+   * Whether a session may see a method exist: the actions, `initialize`,
+   * `$/cancelRequest`, and `workspace/reload` for whoever may reload.
+   */
+  knows(session: Session, method: string): boolean {
+    if (method === "workspace/reload") return mayReload(session);
+    return Object.hasOwn(METHODS, method) || DAEMON_METHODS.has(method);
   }
 
   /** Answers one request of a session on the workspace it started with. */
-  async route(
-    session: Session,
-    request: RpcRequest,
-    options: { workspace: Workspace; signal: AbortSignal },
-  ): Promise<Outcome> {
+  async route(session: Session, request: RpcRequest, options: RouteOptions): Promise<Outcome> {
+    if (!this.knows(session, request.method) || request.method === "$/cancelRequest") {
+      throw new WireError("MethodNotFound", `Unknown method '${request.method}'`);
+    }
     switch (request.method) {
       case "initialize":
         return {
@@ -57,32 +89,70 @@ export class Router {
           cached: false,
         };
       case "workspace/reload":
-        session.identity();
-        return { result: await this.#options.reload(), cached: false };
+        return { result: await this.#reload(session, options.trace), cached: false };
     }
-    if (!Object.hasOwn(METHODS, request.method)) {
-      throw new WireError("MethodNotFound", `Unknown method '${request.method}'`);
-    }
-    const { envelope, cached } = await this.#action(session, request, options);
+    const ran: { runner?: string } = {};
+    const { envelope, cached } = await this.#action(session, request, options, ran);
     return {
       result: envelope,
       results: envelope.results.length,
       cached,
       backend: envelope.provenance.backend,
       fallback: envelope.provenance.fallback_reason ?? undefined,
+      runner: cached ? "cache" : ran.runner,
     };
   }
 
   #initialize(session: Session, params: unknown, workspace: Workspace): unknown {
     const { agent, token } = parseIdentity(params);
-    session.grant = this.#options.policy().authenticate(agent, token);
-    return helloFor(session.grant, { workspace, queryWorkers: this.#options.queries !== null });
+    session.authenticate(this.#options.policy(), agent, token);
+    return helloFor(session.grant!, { workspace, limits: this.#options.limits });
   }
 
+  /**
+   * Reloads the workspace; answers the repositories the caller sees after it.
+   * Why a config failed to load (its path, its lines, agent names) is told
+   * only to the local user; an admin agent gets the trace id to find it in the
+   * daemon's log.
+   */
+  async #reload(session: Session, trace: string): Promise<{ repositories: string[] }> {
+    const caller = session.identity();
+    let workspace: Workspace;
+    try {
+      workspace = await this.#options.reload();
+    } catch (error) {
+      this.#options.log.event("daemon.reload_failed", {
+        trace_id: trace,
+        agent: caller.agent,
+        error: (error as Error)?.message ?? `${error}`,
+      });
+      if (caller.unrestricted && (error instanceof SyntaxError || error instanceof WireError)) {
+        throw new WireError("InvalidParams", error.message);
+      }
+      throw new WireError(
+        "InvalidParams",
+        `The workspace config could not be reloaded; the previous one stays in force (trace ${trace})`,
+        { trace_id: trace },
+      );
+    }
+    // Who the caller is under the new config (a rotated token of its own: nobody).
+    let visible = new Set<string>();
+    try {
+      visible = session.identity().visibleRepositories(workspace);
+    } catch { /* no longer authorized */ }
+    return {
+      repositories: workspace.repositories.map((repo) => repo.name).filter((name) =>
+        visible.has(name)
+      ),
+    };
+  }
+
+  /** Runs an action; `ran.runner` says where (a query Worker, or the main thread and why). */
   #action(
     session: Session,
     request: RpcRequest,
-    options: { workspace: Workspace; signal: AbortSignal },
+    options: RouteOptions,
+    ran: { runner?: string },
   ): Promise<{ envelope: Envelope; cached: boolean }> {
     const { workspace, signal } = options;
     const grant = session.identity();
@@ -98,7 +168,8 @@ export class Router {
       signal,
       onProgress,
       cache: this.#options.cache,
-      counters: this.#options.counters,
+      counters: countersFor(this.#options.counters, grant),
+      traceId: options.trace,
       run: (scoped, action, checked, context) => {
         const targetsReady = () =>
           scoped.select(checked.repo as string | undefined).every((repo) =>
@@ -107,20 +178,37 @@ export class Router {
         // Refreshes belong to this thread's registry; a missing or damaged target falls
         // back here too (its live scan also starts the rebuild on this thread).
         if (!queries || ON_MAIN_THREAD.has(action) || !targetsReady()) {
+          ran.runner = !queries
+            ? "main thread (no query Workers)"
+            : ON_MAIN_THREAD.has(action)
+            ? "main thread (refreshes run here)"
+            : "main thread (a target is missing or damaged)";
           return runAction(scoped, action, checked, context);
         }
-        const answer = queries.run({
-          epoch,
-          workspace: this.#options.workspaceOptions,
-          agent: grant.agent,
-          action,
-          params: checked,
-        });
+        ran.runner = "query Worker";
+        const turns = QUICK_ACTIONS.has(action) ? this.#quickTurns! : this.#turns!;
+        const answer = turns.run(session, signal, () =>
+          queries.run({
+            epoch,
+            workspace: this.#options.workspaceOptions,
+            agent: grant.agent,
+            action,
+            params: checked,
+          }));
         return action === "status"
           ? answer.then((e) => withRefreshState(e, scoped, context))
           : answer;
       },
     });
+  }
+}
+
+/** Whether a session may reload the workspace: the local user, or an agent with `admin: true`. */
+function mayReload(session: Session): boolean {
+  try {
+    return session.identity().admin;
+  } catch {
+    return false;
   }
 }
 

@@ -3,10 +3,22 @@
  * connections (each a `Session` over a `Connection`, answered by the
  * `Router`), reload the workspace without dropping connections, and shut down
  * cleanly.
+ *
+ * Connections are bounded: at most `connections` at once (512, or half the
+ * open-file limit when that is lower). A new one past it takes the place of
+ * the connection idle the longest, which is told why and closed; with none
+ * idle the new one is told and closed. A connection idle for `idleMs` (no
+ * whole frame, nothing running) is closed too. An accept that fails (no
+ * descriptor left) is logged and retried after a short pause, freeing the
+ * longest-idle connection's descriptor first.
  */
 import { ResultCache } from "../actions/result_cache.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+import { WireError } from "../protocol/errors.ts";
 import { Connection } from "./connection.ts";
+import { BufferBudget } from "./framing.ts";
+import { daemonLimits } from "./initialize.ts";
+import { errorResponse } from "./jsonrpc.ts";
 import { Counters, TraceLog } from "./observe.ts";
 import { AccessPolicy } from "./policy.ts";
 import { QueryPool } from "./query_pool.ts";
@@ -17,6 +29,13 @@ import { WorkspaceSlot } from "./workspace_slot.ts";
 
 export { PROTOCOL_VERSION, SERVER_NAME, SERVER_VERSION } from "./initialize.ts";
 
+/** Connections served at once when the open-file limit allows it. */
+export const MAX_CONNECTIONS = 512;
+/** How long a connection may sit with no whole frame and nothing running. */
+export const DEFAULT_IDLE_MS = 300_000;
+/** The longest pause between two accepts that failed. */
+const ACCEPT_BACKOFF_MAX_MS = 1000;
+
 export interface DaemonOptions {
   socket: string;
   workspace: WorkspaceOptions;
@@ -25,6 +44,10 @@ export interface DaemonOptions {
   shutdownGraceMs?: number;
   /** Query Workers (0: answer every action on the main thread). */
   queryWorkers?: number;
+  /** Connections at once; default `MAX_CONNECTIONS`, or half the open-file limit when lower. */
+  maxConnections?: number;
+  /** Milliseconds a connection may be idle before it is closed; default `DEFAULT_IDLE_MS`. */
+  idleMs?: number;
 }
 
 /** The long-lived process behind `sextant daemon`. */
@@ -38,6 +61,10 @@ export class Daemon {
   readonly #workspaces: WorkspaceSlot;
   readonly #queries: QueryPool | null;
   readonly #router: Router;
+  readonly #budget = new BufferBudget();
+  readonly #maxConnections: number;
+  readonly #idleMs: number;
+  readonly #idleSweep: ReturnType<typeof setInterval>;
   #policy: AccessPolicy;
   #listener: Deno.UnixListener | null = null;
   #connectionCount = 0;
@@ -55,6 +82,8 @@ export class Daemon {
     this.#observe(workspace);
     const workers = options.queryWorkers ?? 2;
     this.#queries = workers > 0 ? new QueryPool(workers) : null;
+    this.#maxConnections = options.maxConnections ?? connectionLimit();
+    this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.#router = new Router({
       cache: this.#cache,
       counters: this.counters,
@@ -62,8 +91,18 @@ export class Daemon {
       workspaceOptions: options.workspace,
       policy: () => this.#policy,
       epoch: () => this.#epoch,
-      reload: () => this.reload(),
-    });
+      reload: async () => (await this.reload(), this.workspace),
+      limits: daemonLimits({
+        queryWorkers: workers > 0,
+        connections: this.#maxConnections,
+        idleMs: this.#idleMs,
+      }),
+      log: this.#log,
+    }, workers);
+    this.#idleSweep = setInterval(
+      () => this.#closeIdle(),
+      Math.min(5000, Math.max(100, this.#idleMs / 4)),
+    );
   }
 
   /** Opens the workspace and binds the socket; throws when either is impossible. */
@@ -92,32 +131,49 @@ export class Daemon {
     return this.#workspaces.current;
   }
 
-  /** Accepts connections until shutdown. */
+  /** Accepts connections until shutdown; a failed accept is logged and retried after a pause. */
   async serve(): Promise<void> {
     const listener = this.#listener!;
-    try {
-      for await (const conn of listener) {
-        if (this.#closing) {
-          conn.close();
-          continue;
+    let backoff = 0;
+    while (!this.#closing) {
+      let conn: Deno.UnixConn;
+      try {
+        conn = await listener.accept();
+        backoff = 0;
+      } catch (error) {
+        if (this.#closing || error instanceof Deno.errors.BadResource) break;
+        backoff = Math.min(ACCEPT_BACKOFF_MAX_MS, backoff === 0 ? 10 : backoff * 2);
+        this.#log.event("accept.failed", {
+          error: (error as Error)?.message ?? `${error}`,
+          open_connections: this.#sessions.size,
+          retry_ms: backoff,
+        });
+        // Out of descriptors: the longest-idle connection gives its own back.
+        if (/too many open files|os error 2[34]\b/i.test(`${(error as Error)?.message}`)) {
+          this.#evictIdle("the daemon ran out of file descriptors");
         }
-        this.#accept(conn);
+        await new Promise((resolve) => setTimeout(resolve, backoff));
+        continue;
       }
-    } catch (error) {
-      if (!this.#closing) throw error;
+      if (this.#closing) {
+        conn.close();
+        break;
+      }
+      this.#accept(conn);
     }
   }
 
-  /** Re-reads `sextant.yml` and swaps the registry; connections stay open. */
+  /**
+   * Re-reads `sextant.yml` and swaps the registry; connections stay open, and
+   * the identity each presented is checked again against the new agents.
+   */
   async reload(): Promise<{ repositories: string[] }> {
     const { workspace: next, policy } = await openWorkspace(this.#options.workspace);
     this.#policy = policy;
     this.#epoch++;
     this.#cache.clear();
     this.#observe(next);
-    for (const session of this.#sessions) {
-      if (session.grant) session.grant = policy.regrant(session.grant.agent);
-    }
+    for (const session of this.#sessions) session.reauthenticate(policy);
     this.#workspaces.replace(next);
     const repositories = next.repositories.map((repo) => repo.name);
     this.#log.event("daemon.reload", { repositories });
@@ -132,6 +188,7 @@ export class Daemon {
 
   async #shutdown(reason: string): Promise<void> {
     this.#log.event("daemon.stop", { reason, open_connections: this.#sessions.size });
+    clearInterval(this.#idleSweep);
     try {
       this.#listener?.close();
     } catch { /* closed */ }
@@ -166,6 +223,9 @@ export class Daemon {
           plan: report.plan,
           parsed: report.parsed,
           errors: report.errors,
+          // Chunk vectors computed anew, and reused from unchanged content.
+          vectors: report.vectors,
+          ...(report.embeddings ? { embeddings: report.embeddings } : {}),
           timings_ms: report.timings_ms,
         });
       } else {
@@ -175,22 +235,87 @@ export class Daemon {
   }
 
   #accept(conn: Deno.UnixConn): void {
-    const session = new Session(new Connection(++this.#connectionCount, conn), {
+    const connection = new Connection(++this.#connectionCount, conn, { budget: this.#budget });
+    if (this.#sessions.size >= this.#maxConnections) {
+      const why = `the daemon serves at most ${this.#maxConnections} connections`;
+      if (!this.#evictIdle(why)) {
+        this.#log.event("connection.refused", { connection: connection.number, reason: why });
+        this.counters.error("LimitExceeded");
+        connection.closeWith(
+          errorResponse(null, new WireError("LimitExceeded", `Connection refused: ${why}`)),
+        );
+        return;
+      }
+    }
+    const session = new Session(connection, {
       counters: this.counters,
       log: this.#log,
       workspaces: this.#workspaces,
       policy: () => this.#policy,
       route: (session, request, options) => this.#router.route(session, request, options),
+      knows: (session, method) => this.#router.knows(session, method),
     });
     this.#sessions.add(session);
     this.counters.connections++;
     this.counters.openConnections++;
     session.serve().finally(() => {
       session.connection.close();
-      this.#sessions.delete(session);
-      this.counters.openConnections--;
+      if (this.#sessions.delete(session)) this.counters.openConnections--;
     });
   }
+
+  /** Closes the session idle the longest, telling it why; false when every session is busy. */
+  #evictIdle(why: string): boolean {
+    let oldest: Session | null = null;
+    let since = Infinity;
+    for (const session of this.#sessions) {
+      const idle = session.idleSince();
+      if (idle !== null && idle < since && !session.connection.closed) {
+        oldest = session;
+        since = idle;
+      }
+    }
+    if (!oldest) return false;
+    this.#drop(oldest, `Connection closed: ${why}, and this one was idle the longest`);
+    return true;
+  }
+
+  /** Closes every session with no whole frame and nothing running for `idleMs`. */
+  #closeIdle(): void {
+    const cutoff = performance.now() - this.#idleMs;
+    for (const session of this.#sessions) {
+      const idle = session.idleSince();
+      if (idle !== null && idle <= cutoff && !session.connection.closed) {
+        this.#drop(session, `Connection closed: idle for ${this.#idleMs / 1000} s`);
+      }
+    }
+  }
+
+  #drop(session: Session, message: string): void {
+    this.#sessions.delete(session);
+    this.counters.openConnections--;
+    this.counters.error("LimitExceeded");
+    this.#log.event("connection.dropped", {
+      connection: session.connection.number,
+      reason: message,
+    });
+    session.connection.closeWith(errorResponse(null, new WireError("LimitExceeded", message)));
+  }
+}
+
+/**
+ * Connections the daemon may hold: `MAX_CONNECTIONS`, or half the soft
+ * open-file limit when that is lower (the other half is for the targets,
+ * Workers and files the daemon reads).
+ */
+export function connectionLimit(): number {
+  let soft = Infinity;
+  try {
+    const limits = Deno.readTextFileSync("/proc/self/limits");
+    const match = /^Max open files\s+(\d+)/m.exec(limits);
+    if (match) soft = Number(match[1]);
+  } catch { /* not Linux: no limit known */ }
+  return Math.max(8, Math.min(MAX_CONNECTIONS, Math.floor(soft / 2)));
 }
 
 /** A workspace with its access policy; a config whose agents do not parse opens nothing. */

@@ -1,13 +1,16 @@
 /**
  * One client's session on a connection: its identity (the grant from
  * `initialize`, or the local user when the workspace has no agents), the
- * requests it has in flight and their cancellation, and each request's
- * lifecycle from frame to answer. Requests fail alone: whatever one throws
- * becomes its own error answer and never reaches another.
+ * requests and notifications it has in flight and their cancellation, and
+ * each request's lifecycle from frame to answer. Requests fail alone:
+ * whatever one throws becomes its own error answer and never reaches another.
+ *
+ * When the client's input ends (EOF, perhaps a half-close), its notifications
+ * are aborted, its requests run to their answers, and then the session ends;
+ * when its socket fails (it went away), everything it left running is aborted.
  */
 import { traceId } from "../actions/envelope.ts";
 import { WireError } from "../protocol/errors.ts";
-import type { Workspace } from "../workspace/workspace.ts";
 import type { Connection } from "./connection.ts";
 import { FRAME_LIMITS } from "./framing.ts";
 import {
@@ -19,8 +22,9 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from "./jsonrpc.ts";
-import type { Counters, TraceLog } from "./observe.ts";
+import { type Counters, countersFor, type TraceLog } from "./observe.ts";
 import type { AccessPolicy, Grant } from "./policy.ts";
+import type { RouteOptions } from "./router.ts";
 import type { WorkspaceSlot } from "./workspace_slot.ts";
 
 /** What a routed request produced: its result and what the trace says about it. */
@@ -28,15 +32,19 @@ export interface Outcome {
   result: unknown;
   results?: number;
   cached: boolean;
+  /** The backend that answered (`provenance.backend`). */
   backend?: string;
+  /** Why a fallback answered (`provenance.fallback_reason`). */
   fallback?: string;
+  /** Where the action ran: a query Worker, or the main thread and why. */
+  runner?: string;
 }
 
 /** Answers one method for a session (the router). */
 export type Route = (
   session: Session,
   request: RpcRequest,
-  options: { workspace: Workspace; signal: AbortSignal },
+  options: RouteOptions,
 ) => Promise<Outcome>;
 
 /** What sessions share: the daemon's counters, traces, workspace, policy and router. */
@@ -47,10 +55,13 @@ export interface SessionServices {
   /** The policy now in force (a reload replaces it). */
   policy: () => AccessPolicy;
   route: Route;
+  /** Whether the session may see a method exist (others are counted as "unknown"). */
+  knows: (session: Session, method: string) => boolean;
 }
 
 interface InFlight {
   id: RequestId;
+  notification: boolean;
   controller: AbortController;
   /** Resolves the request early (cancellation, shutdown); the late result is dropped. */
   settle: (response: RpcResponse) => void;
@@ -58,48 +69,89 @@ interface InFlight {
 
 export class Session {
   readonly connection: Connection;
-  /** Who the client is, once known (`initialize`, or the local user on first use). */
-  grant: Grant | null = null;
   readonly #services: SessionServices;
   readonly #inFlight = new Set<InFlight>();
+  #grant: Grant | null = null;
+  /** The agent and token the client presented in `initialize` (to check them again on reload). */
+  #presented: { agent?: string; token?: string } | null = null;
+  /** True when a reload refused the identity this connection had. */
+  #revoked = false;
+  /** Frames read and not yet answered. */
+  #frames = 0;
+  #drained: (() => void) | null = null;
 
   constructor(connection: Connection, services: SessionServices) {
     this.connection = connection;
     this.#services = services;
+    // A client whose socket failed takes its work with it.
+    connection.onClose(() => this.cancelAll("The connection closed"));
   }
 
-  /** Requests answered but not yet finished. */
+  /** Who the client is, once known (`initialize`, or the local user on first use). */
+  get grant(): Grant | null {
+    return this.#grant;
+  }
+
+  /** Requests and notifications running. */
   get inFlight(): number {
     return this.#inFlight.size;
   }
 
-  /** Reads and answers frames until the client hangs up; then aborts what it left running. */
+  /** Since when (`performance.now()`) the session has been idle; null while it has work. */
+  idleSince(): number | null {
+    return this.#frames > 0 ? null : this.connection.lastFrameAt;
+  }
+
+  /**
+   * Reads and answers frames until the client's input ends. A refused frame
+   * is answered `LimitExceeded` (id null) and ends the session at once.
+   */
   async serve(): Promise<void> {
-    const { counters, log } = this.#services;
-    const tooLarge = await this.connection.read((frame) => {
-      this.#frame(frame).catch((error) => {
-        log.event("frame.failed", { connection: this.connection.number, error: `${error}` });
-      });
+    const { log } = this.#services;
+    const end = await this.connection.read((frame) => {
+      this.#frames++;
+      this.#frame(frame)
+        .catch((error) => {
+          log.event("frame.failed", { connection: this.connection.number, error: `${error}` });
+        })
+        .finally(() => {
+          this.#frames--;
+          if (this.#frames === 0) this.#drained?.();
+        });
     });
-    if (tooLarge) {
-      counters.error("LimitExceeded");
-      this.connection.send(errorResponse(null, new WireError("LimitExceeded", tooLarge.message)));
+    if (end.refused) {
+      this.#counters().error("LimitExceeded");
       log.event("connection.dropped", {
         connection: this.connection.number,
-        reason: tooLarge.message,
+        reason: end.refused.message,
       });
-      await this.connection.flushedWithin(1000);
+      this.cancelAll("The connection was closed: " + end.refused.message);
+      await this.connection.closeWith(
+        errorResponse(null, new WireError("LimitExceeded", end.refused.message)),
+      );
+      return;
     }
-    for (const request of this.#inFlight) request.controller.abort();
+    // Nothing more will come. Notifications have nobody to answer; requests are answered.
+    for (const request of this.#inFlight) {
+      if (request.notification) this.#cancel(request, "The client's input ended");
+    }
+    if (this.#frames > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    await this.connection.flushedWithin(5000);
   }
 
   /** The session's grant; without an agents section an uninitialized client is the local user. */
   identity(): Grant {
-    if (this.grant) return this.grant;
+    if (this.#grant) return this.#grant;
+    if (this.#revoked) {
+      throw new WireError(
+        "Unauthorized",
+        "The agent or token of this connection is no longer valid: send 'initialize' again",
+      );
+    }
     const policy = this.#services.policy();
     if (policy.open) {
-      this.grant = policy.authenticate("local", undefined);
-      return this.grant;
+      this.#grant = policy.authenticate("local", undefined);
+      return this.#grant;
     }
     throw new WireError(
       "Unauthorized",
@@ -107,22 +159,52 @@ export class Session {
     );
   }
 
+  /** `initialize`: the grant of the presented identity (throws `Unauthorized`; the old one stays). */
+  authenticate(policy: AccessPolicy, agent: string | undefined, token: string | undefined): Grant {
+    this.#grant = policy.authenticate(agent, token);
+    this.#presented = { agent, token };
+    this.#revoked = false;
+    return this.#grant;
+  }
+
+  /**
+   * After a reload: checks the presented agent and token against the new
+   * policy. A rotated or removed token leaves the connection unauthorized
+   * from its next request on; the implicit local user is derived again.
+   */
+  reauthenticate(policy: AccessPolicy): void {
+    if (!this.#grant) return;
+    const presented = this.#presented;
+    this.#grant = null;
+    if (!presented) return;
+    try {
+      this.#grant = policy.authenticate(presented.agent, presented.token);
+    } catch {
+      this.#presented = null;
+      this.#revoked = true;
+    }
+  }
+
   /** Answers every in-flight request now with `RequestCancelled` and aborts its work. */
   cancelAll(message: string): void {
     for (const request of this.#inFlight) this.#cancel(request, message);
   }
 
+  /** The counters this session counts into: the daemon's, or its restricted agent's own. */
+  #counters(): Counters {
+    return countersFor(this.#services.counters, this.#grant);
+  }
+
   async #frame(bytes: Uint8Array): Promise<void> {
-    const { counters } = this.#services;
     const parsed = parseFrame(bytes);
     if (parsed.error) {
-      counters.error(codeName((parsed.error as { error: { code: number } }).error.code));
+      this.#counters().error(codeName((parsed.error as { error: { code: number } }).error.code));
       this.connection.send(parsed.error);
       return;
     }
     const answers = await Promise.all(parsed.items.map((item) => {
       if (item.error) {
-        counters.error(codeName((item.error as { error: { code: number } }).error.code));
+        this.#counters().error(codeName((item.error as { error: { code: number } }).error.code));
         return Promise.resolve(item.error);
       }
       return this.#request(item.request);
@@ -134,16 +216,19 @@ export class Session {
 
   /** Answers one request; null for a notification. Never throws. */
   async #request(request: RpcRequest): Promise<RpcResponse | null> {
-    const { counters, log } = this.#services;
+    const { log } = this.#services;
     const isNotification = !("id" in request);
     const id = request.id ?? null;
     if (request.method === "$/cancelRequest") {
       this.#cancelById(request.params);
       return null;
     }
-    if (!isNotification && this.#inFlight.size >= FRAME_LIMITS.inFlight) {
-      counters.request(request.method);
+    const known = this.#services.knows(this, request.method);
+    if (this.#inFlight.size >= FRAME_LIMITS.inFlight) {
+      const counters = this.#counters();
+      counters.request(request.method, known);
       counters.error("IndexBusy");
+      if (isNotification) return null;
       return errorResponse(
         id,
         new WireError(
@@ -154,13 +239,14 @@ export class Session {
     }
     const trace = traceId();
     const started = performance.now();
-    counters.request(request.method);
+    this.#counters().request(request.method, known);
     const { response, outcome } = await this.#run(request, trace);
     const error = "error" in response ? response.error : null;
-    if (error) counters.error(codeName(error.code));
+    // Counted for whoever the session is now (an `initialize` may just have said).
+    if (error) this.#counters().error(codeName(error.code));
     log.event("request", {
       connection: this.connection.number,
-      agent: this.grant?.agent ?? null,
+      agent: this.#grant?.agent ?? null,
       method: request.method,
       id,
       trace_id: trace,
@@ -170,13 +256,14 @@ export class Session {
       ...(outcome?.cached ? { cached: true } : {}),
       ...(outcome?.backend ? { backend: outcome.backend } : {}),
       ...(outcome?.fallback ? { fallback: outcome.fallback } : {}),
+      ...(outcome?.runner ? { runner: outcome.runner } : {}),
     });
     return isNotification ? null : response;
   }
 
   /**
    * Routes a request on the workspace current at its start, as in-flight work a
-   * cancellation or shutdown may answer early.
+   * cancellation, shutdown or disconnection may answer early.
    */
   async #run(
     request: RpcRequest,
@@ -187,13 +274,14 @@ export class Session {
     const controller = new AbortController();
     let settle!: (response: RpcResponse) => void;
     const early = new Promise<RpcResponse>((resolve) => (settle = resolve));
-    const entry: InFlight = { id, controller, settle };
-    if ("id" in request) this.#inFlight.add(entry);
+    const entry: InFlight = { id, notification: !("id" in request), controller, settle };
+    this.#inFlight.add(entry);
     let outcome: Outcome | null = null;
     try {
       const work = this.#services.route(this, request, {
         workspace: lease.workspace,
         signal: controller.signal,
+        trace,
       })
         .then((answer) => {
           outcome = answer;
@@ -216,9 +304,6 @@ export class Session {
   ): RpcResponse {
     const { trace, method } = options;
     if (error instanceof WireError) return errorResponse(id, error);
-    if (error instanceof SyntaxError && method === "workspace/reload") {
-      return errorResponse(id, new WireError("InvalidParams", error.message));
-    }
     this.#services.log.event("request.internal_error", {
       method,
       trace_id: trace,
@@ -235,7 +320,9 @@ export class Session {
     const target = (params as { id?: unknown } | undefined)?.id;
     if (typeof target !== "string" && typeof target !== "number") return;
     for (const request of this.#inFlight) {
-      if (request.id === target) this.#cancel(request, "Request cancelled");
+      if (!request.notification && request.id === target) {
+        this.#cancel(request, "Request cancelled");
+      }
     }
   }
 
