@@ -15,9 +15,8 @@ await ws.refresh(ws.repositories[0]);
 const analysis = analyzeQuery(row.query);
 console.log("identifiers", analysis.identifiers.slice(0, 30).join(" "));
 console.log("paths", JSON.stringify(analysis.paths.slice(0, 10)));
-ws.withReader(ws.repositories[0], (db) => {
-  const n = (db.prepare("SELECT count(*) AS n FROM source_chunks").get() as { n: number }).n;
-  const sel = selectTerms(db, analysis.terms, n);
+ws.withReader(ws.repositories[0], (reader) => {
+  const sel = selectTerms(reader, analysis.terms, reader.fileTable().chunks);
   console.log(
     "selected",
     sel.map((t) => `${t.term}:${t.weight.toFixed(1)}/${t.idf.toFixed(1)}`).join(" "),

@@ -303,12 +303,15 @@ async function measureNoop(session: Session): Promise<number[]> {
 
 /** Source files to edit: TypeScript or Python, spread evenly over the sorted paths. */
 function editableFiles(session: Session, count: number): string[] {
-  const answer = session.workspace.withReader(session.repo, (db) =>
-    db.prepare(
-      "SELECT path FROM source_files WHERE language IN ('typescript', 'python') ORDER BY path",
-    ).all() as { path: string }[]);
-  const paths = (answer.value ?? []).map((row) => row.path);
-  return spread(paths, count);
+  const answer = session.workspace.withReader(
+    session.repo,
+    (reader) =>
+      [...reader.fileTable().files.values()]
+        .filter((file) => file.language === "typescript" || file.language === "python")
+        .map((file) => file.path)
+        .sort(),
+  );
+  return spread(answer.value ?? [], count);
 }
 
 /** `count` items at even intervals (deterministic); all of them when there are fewer. */
@@ -350,14 +353,14 @@ async function measureOneFile(session: Session): Promise<OneFileRun[]> {
 
 /** Query identifiers: distinct definition names spread over the sorted symbol table. */
 function pickQueries(session: Session, count: number): string[] {
-  const answer = session.workspace.withReader(session.repo, (db) =>
-    db.prepare(
-      `SELECT DISTINCT name FROM code_symbols
-       WHERE kind IN ('function', 'class', 'method', 'interface') AND length(name) >= 6
-       ORDER BY name`,
-    ).all() as { name: string }[]);
-  const names = (answer.value ?? []).map((row) => row.name)
-    .filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  const answer = session.workspace.withReader(
+    session.repo,
+    (reader) =>
+      reader.symbolsOfKinds(["function", "class", "method", "interface"]).map((s) => s.name),
+  );
+  const names = [...new Set(answer.value ?? [])]
+    .filter((name) => name.length >= 6 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    .sort();
   return spread(names, count);
 }
 

@@ -5,7 +5,6 @@ import type {
   RepositoryState,
   ResultHit,
 } from "../protocol/types.ts";
-import { readMeta } from "../store/target.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 
 /** A fresh trace id for one request. */
@@ -17,9 +16,9 @@ export function traceId(): string {
 /** The generation and HEAD of each repository that answered. */
 export function repositoryStates(workspace: Workspace, repos: Repository[]): RepositoryState[] {
   return repos.map((repo) => {
-    const state = workspace.withReader(repo, (db) => ({
-      generation: Number(readMeta(db, "generation") ?? "0"),
-      head: readMeta(db, "head") || null,
+    const state = workspace.withReader(repo, (reader) => ({
+      generation: reader.generation(),
+      head: reader.head(),
     }));
     return {
       name: repo.name,
@@ -29,7 +28,7 @@ export function repositoryStates(workspace: Workspace, repos: Repository[]): Rep
   });
 }
 
-/** Builds the SPEC §7 envelope. */
+/** Builds the envelope every action answers with. */
 export function envelope(options: {
   action: ActionName;
   results: ResultHit[];

@@ -1,9 +1,8 @@
-import type { DatabaseSync } from "node:sqlite";
 import picomatch from "picomatch";
 import type { Node, Parser, Range as TextRange, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
-import { readMeta } from "../store/target.ts";
+import type { CandidateFile, TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import { decodeCursor, encodeCursor, type GrepCursor } from "../grep/cursor.ts";
 import {
@@ -32,7 +31,7 @@ export interface GrepParams {
   timeout_ms?: number;
 }
 
-/** Bounds of one grep request (SPEC §14). */
+/** Bounds of one grep request: pattern size, default page, time. */
 export const GREP_LIMITS = {
   patternBytes: 16 * 1024,
   defaultLimit: 50,
@@ -42,7 +41,7 @@ export const GREP_LIMITS = {
 };
 
 /**
- * Structural grep (SPEC §10): files that hold the pattern's literal tokens
+ * Structural grep: files that hold the pattern's literal tokens
  * come from the trigram index over the committed text; each is parsed and
  * matched by node shape. Bounded by `limit`, `token_budget` and `timeout_ms`:
  * a partial answer is `truncated` with a `next_cursor` that continues it.
@@ -190,11 +189,8 @@ function languagesInScope(
 ): GrepLanguage[] {
   const counts = new Map<GrepLanguage, number>();
   for (const repo of repos) {
-    const paths = workspace.withReader(
-      repo,
-      (db) => db.prepare("SELECT path FROM source_files").all() as { path: string }[],
-    ).value ?? [];
-    for (const { path } of paths) {
+    const paths = workspace.withReader(repo, (reader) => [...reader.paths()].sort()).value ?? [];
+    for (const path of paths) {
       const language = grepLanguageForPath(path);
       if (language && (!pathFilter || pathFilter(path))) {
         counts.set(language, (counts.get(language) ?? 0) + 1);
@@ -230,12 +226,6 @@ function readCursor(text: string, repos: Repository[]): GrepCursor {
   return cursor;
 }
 
-interface CandidateFile {
-  id: number;
-  path: string;
-  content_hash: string;
-}
-
 interface RunOptions {
   workspace: Workspace;
   context: ActionContext;
@@ -269,9 +259,9 @@ class GrepRun {
   /** Searches one repository from a position; false when a bound stopped the request. */
   async searchRepository(repo: Repository, position: GrepCursor | null): Promise<boolean> {
     const { workspace } = this.#options;
-    const listed = workspace.withReader(repo, (db) => ({
-      files: this.#candidateFiles(db, repo),
-      generation: Number(readMeta(db, "generation") ?? "0"),
+    const listed = workspace.withReader(repo, (reader) => ({
+      files: this.#candidateFiles(reader, repo),
+      generation: reader.generation(),
     }));
     if (listed.problem) {
       this.limitations.push(`${repo.name}: target ${listed.problem}; not searched`);
@@ -297,7 +287,7 @@ class GrepRun {
         await new Promise((resolve) => setTimeout(resolve, 0));
         this.#sliceStarted = performance.now();
       }
-      const text = workspace.withReader(repo, (db) => fileText(db, file.id)).value;
+      const text = workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
       const { literals, tokens } = this.#options.compiled;
       if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) continue;
       const stopped = this.#searchFile(repo, file, text, stopAt);
@@ -306,17 +296,9 @@ class GrepRun {
     return true;
   }
 
-  #candidateFiles(db: DatabaseSync, repo: Repository): CandidateFile[] {
+  #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
     const { language, pathFilter, context } = this.#options;
-    const rows =
-      (this.#expression === null
-        ? db.prepare("SELECT id, path, content_hash FROM source_files ORDER BY path").all()
-        : db.prepare(
-          `SELECT f.id AS id, f.path AS path, f.content_hash AS content_hash FROM source_trigram
-           JOIN source_files f ON f.id = source_trigram.rowid
-          WHERE source_trigram MATCH ? ORDER BY f.path`,
-        ).all(this.#expression)) as unknown as CandidateFile[];
-    const files = rows.filter((row) =>
+    const files = reader.trigramCandidates(this.#expression).filter((row) =>
       grepLanguageForPath(row.path) === language &&
       (!pathFilter || pathFilter(row.path)) &&
       (!context.allowPath || context.allowPath(repo.name, row.path))
@@ -334,7 +316,7 @@ class GrepRun {
   ): boolean {
     const { parser, compiled, language, deadline } = this.#options;
     const path = file.path;
-    const key = regionKey(repo.location.databasePath, path, file.content_hash);
+    const key = regionKey(repo.location.databasePath, path, file.contentHash);
     let tree: Tree | null = null;
     const statements = compiled.rootKind === null
       ? undefined
@@ -410,13 +392,6 @@ function statementRanges(
   if (language.language !== "python") return undefined;
   const lexed = pythonStatementRanges(text);
   return lexed ? { ranges: lexed, guessed: true } : undefined;
-}
-
-function fileText(db: DatabaseSync, id: number): string | null {
-  const row = db.prepare("SELECT text FROM source_files WHERE id = ?").get(id) as
-    | { text: string }
-    | undefined;
-  return row?.text ?? null;
 }
 
 /** Offsets where each line of a text starts. */

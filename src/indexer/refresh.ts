@@ -1,4 +1,3 @@
-import type { DatabaseSync } from "node:sqlite";
 import {
   pairRenamesByHash,
   type PlanAction,
@@ -8,13 +7,8 @@ import {
 } from "../engine/plan.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import { PIPELINE_VERSION } from "../store/schema.ts";
-import { readMeta } from "../store/target.ts";
-import { TargetWriter } from "../store/writer.ts";
-import {
-  type EmbeddingConfig,
-  type EmbeddingReport,
-  embedMissingChunks,
-} from "../search/embeddings.ts";
+import type { TargetWriter } from "../store/writer.ts";
+import { type EmbeddingConfig, type EmbeddingReport, embedMissingChunks } from "./embeddings.ts";
 import { gitHead, gitRenames } from "./git.ts";
 import { takeInventory } from "./inventory.ts";
 import { languageForPath, type LanguageTable, parserIdentity } from "./languages.ts";
@@ -58,7 +52,8 @@ export interface RefreshReport {
 
 export interface RefreshOptions {
   root: string;
-  db: DatabaseSync;
+  /** The target's writer; the refresh is one transaction on it. */
+  writer: TargetWriter;
   table: LanguageTable;
   pool: () => ParsePool;
   onProgress?: (progress: RefreshProgress) => void;
@@ -66,13 +61,12 @@ export interface RefreshOptions {
   embeddings?: EmbeddingConfig | null;
 }
 
-/** Reconciles one repository into its target (SPEC §5): inventory, plan, parse, commit. */
+/** Reconciles one repository into its target: inventory, plan, parse, commit (one transaction). */
 export async function reconcileRepository(options: RefreshOptions): Promise<RefreshReport> {
-  const { root, db, table } = options;
+  const { root, writer, table } = options;
   const started = performance.now();
   const progress = options.onProgress ?? (() => {});
   const settings = loadSettings(root);
-  const writer = new TargetWriter(db);
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });
@@ -81,7 +75,7 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
     const inventoryDone = performance.now();
 
     const stored = writer.storedFiles();
-    const previousHead = readMeta(db, "head") || null;
+    const previousHead = writer.meta("head") || null;
     const renames = previousHead && head && previousHead !== head
       ? await gitRenames(root, previousHead, head)
       : new Map<string, string>();
@@ -191,14 +185,16 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
     }
     // Provider vectors for new chunk contents, in the same transaction (a failure is reported,
     // never fatal: search falls back to the hashing vectors).
-    const embeddings = options.embeddings ? await embedMissingChunks(db, options.embeddings) : null;
+    const embeddings = options.embeddings
+      ? await embedMissingChunks(writer, options.embeddings)
+      : null;
     if (embeddings && embeddings.computed > 0) writer.changed = true;
     const parseDone = performance.now();
     progress({ phase: "commit", done, total: work.length });
     const limitations = settings.chunkers.length > 0
       ? [`custom chunkers in ${SETTINGS_PATH} are never executed: ${settings.chunkers.join(", ")}`]
       : [];
-    const previousGeneration = Number(readMeta(db, "generation") ?? "0");
+    const previousGeneration = Number(writer.meta("generation") ?? "0");
     const changed = writer.changed;
     const extra: Record<string, string> = {
       skipped: JSON.stringify(skipped),
@@ -224,9 +220,7 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
       addedHashes,
       stored,
     ));
-    const errors = Number(
-      (db.prepare("SELECT count(*) AS n FROM index_errors").get() as { n: number }).n,
-    );
+    const errors = writer.errorCount();
     progress({ phase: "done", done, total: work.length });
     return {
       generation,
