@@ -1,5 +1,5 @@
 /** Probe one eval row: selected terms and where the gold files rank (a tuning aid). */
-import { search } from "../src/actions/search.ts";
+import { runAction } from "../src/actions/dispatch.ts";
 import { analyzeQuery } from "../src/engine/query.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import { selectTerms } from "../src/search/lexical.ts";
@@ -22,7 +22,7 @@ ws.withReader(ws.repositories[0], (reader) => {
     sel.map((t) => `${t.term}:${t.weight.toFixed(1)}/${t.idf.toFixed(1)}`).join(" "),
   );
 });
-const answer = await search(ws, { query: row.query, strategy: strategy as "lexical", limit: 40 });
+const answer = await runAction(ws, "search", { query: row.query, strategy, limit: 40 });
 const seen: string[] = [];
 for (const hit of answer.results) {
   if (seen.includes(hit.path)) continue;

@@ -4,7 +4,7 @@
  * the grep baseline, and scores both.
  */
 import { join } from "node:path";
-import { search } from "../src/actions/search.ts";
+import { runAction } from "../src/actions/dispatch.ts";
 import { RANKING } from "../src/search/rank.ts";
 import { ZONE_WEIGHTS } from "../src/engine/query.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
@@ -147,7 +147,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           for (const [label, strategy, overrides] of runs) {
             applyVariant(overrides as Record<string, number>);
             started = performance.now();
-            const answer = await search(workspace, {
+            const answer = await runAction(workspace, "search", {
               query: row.query,
               strategy,
               limit: searchLimit,

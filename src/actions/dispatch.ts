@@ -2,7 +2,7 @@ import { validateParams } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import type { ActionContext } from "./context.ts";
+import { type AccessContext, RequestScope, type ScopeParams } from "../workspace/scope.ts";
 import { grep, type GrepParams } from "./grep.ts";
 import { navigate, type NavigationAction, type NavigationParams } from "./navigation.ts";
 import { search, type SearchParams } from "./search.ts";
@@ -10,6 +10,41 @@ import { symbols, type SymbolsParams } from "./symbols.ts";
 import { refreshAction, status } from "./status.ts";
 
 export type { ActionContext } from "./context.ts";
+
+/** One action request, validated, with its scope built: ready to refresh and answer. */
+export interface PreparedAction {
+  action: string;
+  /** The validated params, without `refresh`. */
+  params: Record<string, unknown>;
+  scope: RequestScope;
+  /** Reconcile the addressed repositories before answering. */
+  refresh: boolean;
+}
+
+/**
+ * Validates an action's params against its descriptor and builds its scope
+ * (the one place either happens); throws `WireError`.
+ */
+export function prepareAction(
+  workspace: Workspace,
+  action: string,
+  rawParams: unknown,
+  access: AccessContext = {},
+): PreparedAction {
+  const { refresh, ...params } = validateParams(action, rawParams);
+  const scope = RequestScope.build(workspace, params as ScopeParams, access);
+  return { action, params, scope, refresh: refresh === true };
+}
+
+/** Reconciles the repositories a prepared request addresses, when it asked for `refresh`. */
+export async function refreshFirst(request: PreparedAction): Promise<void> {
+  if (!request.refresh) return;
+  const { scope } = request;
+  for (const repo of scope.repositories) {
+    scope.throwIfCancelled();
+    await scope.workspace.refresh(repo, scope.progressOf(repo));
+  }
+}
 
 /**
  * Runs one action: validate params, reconcile first when `refresh` is true,
@@ -19,35 +54,23 @@ export async function runAction(
   workspace: Workspace,
   action: string,
   rawParams: unknown,
-  context: ActionContext = {},
+  context: AccessContext = {},
 ): Promise<Envelope> {
-  const params = validateParams(action, rawParams);
-  if (params.paths) {
-    for (const glob of params.paths as string[]) {
-      if (glob.startsWith("/") || glob.split("/").includes("..")) {
-        throw new WireError(
-          "PathRejected",
-          `Path '${glob}' must be relative and may not contain '..'`,
-        );
-      }
-    }
-  }
-  if (params.refresh === true) {
-    for (const repo of workspace.select(params.repo as string | undefined)) {
-      await workspace.refresh(
-        repo,
-        context.onProgress ? (p) => context.onProgress!(repo.name, p) : undefined,
-      );
-    }
-  }
-  const { refresh: _refresh, ...rest } = params;
+  const request = prepareAction(workspace, action, rawParams, context);
+  await refreshFirst(request);
+  return await answerAction(request);
+}
+
+/** Answers a prepared request from the committed snapshot. */
+export async function answerAction(request: PreparedAction): Promise<Envelope> {
+  const { action, params: rest, scope } = request;
   switch (action) {
     case "search":
-      return search(workspace, rest as unknown as SearchParams, context);
+      return search(scope, rest as unknown as SearchParams);
     case "grep":
-      return await grep(workspace, rest as unknown as GrepParams, context);
+      return await grep(scope, rest as unknown as GrepParams);
     case "symbols":
-      return symbols(workspace, rest as unknown as SymbolsParams, context);
+      return symbols(scope, rest as unknown as SymbolsParams);
     case "definition":
     case "references":
     case "callers":
@@ -55,17 +78,16 @@ export async function runAction(
     case "impact":
     case "neighborhood":
       return await navigate(
-        workspace,
+        scope,
         action as NavigationAction,
         rest as unknown as NavigationParams,
-        context,
       );
     case "status":
-      return status(workspace, rest, context);
+      return status(scope);
     case "refresh":
-      return await refreshAction(workspace, rest, { rebuild: false, context });
+      return await refreshAction(scope, { rebuild: false });
     case "rebuild":
-      return await refreshAction(workspace, rest, { rebuild: true, context });
+      return await refreshAction(scope, { rebuild: true });
   }
   throw new WireError("MethodNotFound", `Unknown action '${action}'`);
 }

@@ -14,7 +14,10 @@ export function traceId(): string {
 }
 
 /** The generation and HEAD of each repository that answered. */
-export function repositoryStates(workspace: Workspace, repos: Repository[]): RepositoryState[] {
+export function repositoryStates(
+  workspace: Workspace,
+  repos: readonly Repository[],
+): RepositoryState[] {
   return repos.map((repo) => {
     const state = workspace.withReader(repo, (reader) => ({
       generation: reader.generation(),

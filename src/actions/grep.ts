@@ -1,9 +1,9 @@
-import picomatch from "picomatch";
 import type { Node, Parser, Range as TextRange, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
-import type { Repository, Workspace } from "../workspace/workspace.ts";
+import type { Repository } from "../workspace/workspace.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { decodeCursor, encodeCursor, type GrepCursor } from "../grep/cursor.ts";
 import {
   GREP_LANGUAGES,
@@ -17,7 +17,6 @@ import { pythonStatementRanges } from "../grep/python_statements.ts";
 import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
 import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilter.ts";
-import { type ActionContext, visibleRepositories } from "./context.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 
 export interface GrepParams {
@@ -46,11 +45,8 @@ export const GREP_LIMITS = {
  * matched by node shape. Bounded by `limit`, `token_budget` and `timeout_ms`:
  * a partial answer is `truncated` with a `next_cursor` that continues it.
  */
-export async function grep(
-  workspace: Workspace,
-  params: GrepParams,
-  context: ActionContext,
-): Promise<Envelope> {
+export async function grep(scope: RequestScope, params: GrepParams): Promise<Envelope> {
+  const { workspace } = scope;
   const started = performance.now();
   const pattern = params.pattern;
   if (typeof pattern !== "string" || pattern.trim() === "") {
@@ -63,28 +59,19 @@ export async function grep(
       `Cannot use pattern: it is ${patternBytes} bytes; the limit is ${GREP_LIMITS.patternBytes}`,
     );
   }
-  const repos = scopedRepositories(workspace, params.repo, context);
-  const pathFilter = params.paths && params.paths.length > 0
-    ? picomatch(params.paths, { dot: true })
-    : null;
-  const language = await resolveLanguage(
-    pattern,
-    params,
-    () => languagesInScope(workspace, repos, pathFilter),
-  );
+  const repos = scope.repositories;
+  const language = await resolveLanguage(pattern, params, () => languagesInScope(scope));
   const parser = await parserFor(language);
   const compiled = compileOrThrow(pattern, language, parser);
   const cursor = params.cursor === undefined ? null : readCursor(params.cursor, repos);
   const search = new GrepRun({
-    workspace,
-    context,
+    scope,
     language,
     parser,
     compiled,
     limit: params.limit ?? GREP_LIMITS.defaultLimit,
     tokenBudget: params.token_budget ?? Infinity,
     deadline: started + (params.timeout_ms ?? GREP_LIMITS.defaultTimeoutMs),
-    pathFilter,
   });
   const startAt = cursor ? repos.findIndex((repo) => repo.name === cursor.repo) : 0;
   for (const repo of repos.slice(startAt)) {
@@ -111,19 +98,6 @@ export async function grep(
       elapsed_ms: Math.round(performance.now() - started),
     },
   });
-}
-
-/** The repositories a request addresses, among those the caller may see. */
-function scopedRepositories(
-  workspace: Workspace,
-  name: string | undefined,
-  context: ActionContext,
-): Repository[] {
-  const visible = new Set(visibleRepositories(workspace, context).map((repo) => repo.name));
-  if (name !== undefined && !visible.has(name)) {
-    throw new WireError("RepositoryNotFound", `Repository '${name}' is not in the workspace`);
-  }
-  return workspace.select(name).filter((repo) => visible.has(repo.name));
 }
 
 /**
@@ -182,17 +156,14 @@ async function resolveLanguage(
 }
 
 /** The grep languages of the files in scope, most files first. */
-function languagesInScope(
-  workspace: Workspace,
-  repos: Repository[],
-  pathFilter: ((path: string) => boolean) | null,
-): GrepLanguage[] {
+function languagesInScope(scope: RequestScope): GrepLanguage[] {
   const counts = new Map<GrepLanguage, number>();
-  for (const repo of repos) {
-    const paths = workspace.withReader(repo, (reader) => [...reader.paths()].sort()).value ?? [];
+  for (const repo of scope.repositories) {
+    const paths = scope.workspace.withReader(repo, (reader) => [...reader.paths()].sort()).value ??
+      [];
     for (const path of paths) {
       const language = grepLanguageForPath(path);
-      if (language && (!pathFilter || pathFilter(path))) {
+      if (language && scope.matchesPaths(path)) {
         counts.set(language, (counts.get(language) ?? 0) + 1);
       }
     }
@@ -213,7 +184,7 @@ function compileOrThrow(pattern: string, language: GrepLanguage, parser: Parser)
   }
 }
 
-function readCursor(text: string, repos: Repository[]): GrepCursor {
+function readCursor(text: string, repos: readonly Repository[]): GrepCursor {
   let cursor: GrepCursor;
   try {
     cursor = decodeCursor(text);
@@ -227,15 +198,13 @@ function readCursor(text: string, repos: Repository[]): GrepCursor {
 }
 
 interface RunOptions {
-  workspace: Workspace;
-  context: ActionContext;
+  scope: RequestScope;
   language: GrepLanguage;
   parser: Parser;
   compiled: CompiledPattern;
   limit: number;
   tokenBudget: number;
   deadline: number;
-  pathFilter: ((path: string) => boolean) | null;
 }
 
 /** One request's walk over repositories and files, collecting hits until a bound is reached. */
@@ -258,7 +227,7 @@ class GrepRun {
 
   /** Searches one repository from a position; false when a bound stopped the request. */
   async searchRepository(repo: Repository, position: GrepCursor | null): Promise<boolean> {
-    const { workspace } = this.#options;
+    const { workspace } = this.#options.scope;
     const listed = workspace.withReader(repo, (reader) => ({
       files: this.#candidateFiles(reader, repo),
       generation: reader.generation(),
@@ -273,9 +242,7 @@ class GrepRun {
       if (position && file.path < position.path) continue;
       const skip = position && file.path === position.path ? position.skip : 0;
       const stopAt = { repo: repo.name, path: file.path, skip, generation };
-      if (this.#options.context.signal?.aborted) {
-        throw new WireError("RequestCancelled", "grep was cancelled");
-      }
+      this.#options.scope.throwIfCancelled("grep");
       if (performance.now() > this.#options.deadline) {
         this.limitations.push(
           "the time budget ran out: the answer is partial; continue with next_cursor",
@@ -297,11 +264,10 @@ class GrepRun {
   }
 
   #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
-    const { language, pathFilter, context } = this.#options;
+    const { language, scope } = this.#options;
     const files = reader.trigramCandidates(this.#expression).filter((row) =>
-      grepLanguageForPath(row.path) === language &&
-      (!pathFilter || pathFilter(row.path)) &&
-      (!context.allowPath || context.allowPath(repo.name, row.path))
+      grepLanguageForPath(row.path) === language && scope.matchesPaths(row.path) &&
+      scope.allowPath(repo.name, row.path)
     );
     this.filesConsidered += files.length;
     return files;

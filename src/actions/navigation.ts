@@ -1,14 +1,12 @@
 /**
- * Navigation actions over the relation graph (SPEC §7, §9): definition,
- * references, callers, callees, impact and neighborhood. Each answer is
- * resolved at query time over the caller's scope; nothing is persisted.
+ * Navigation actions over the relation graph: definition, references,
+ * callers, callees, impact and neighborhood. Each answer is resolved at query
+ * time over the caller's scope; nothing is persisted.
  */
-import picomatch from "picomatch";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
-import type { Workspace } from "../workspace/workspace.ts";
 import { normaliseRequestPath } from "../workspace/workspace.ts";
-import type { ActionContext } from "./context.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { ScopeStore } from "../resolver/store.ts";
 import { ModuleResolver } from "../resolver/modules.ts";
@@ -70,23 +68,16 @@ const DEFAULT_DEPTH: Record<NavigationAction, number> = {
 const DEFAULT_LIMIT = 50;
 const CALLS = new Set(["calls"]);
 
-/** Navigation over the relation graph (SPEC §9). */
+/** Navigation over the relation graph, resolved over each repository's resolver scope. */
 export async function navigate(
-  workspace: Workspace,
+  scope: RequestScope,
   action: NavigationAction,
   params: NavigationParams,
-  context: ActionContext,
 ): Promise<Envelope> {
-  const store = new ScopeStore(workspace, context);
+  const { workspace } = scope;
+  const store = new ScopeStore(scope);
   const resolver = new Resolver(store, new ModuleResolver(store));
   const limitations: string[] = [];
-  if (params.repo !== undefined && !store.repository(params.repo)) {
-    // An invisible repository is answered exactly like an absent one.
-    throw new WireError(
-      "RepositoryNotFound",
-      `Repository '${params.repo}' is not in the workspace`,
-    );
-  }
   const path = params.path === undefined ? undefined : normaliseRequestPath(params.path);
   let depth = params.depth ?? DEFAULT_DEPTH[action];
   if (depth > MAX_DEPTH) {
@@ -95,7 +86,7 @@ export async function navigate(
   }
   const limit = params.limit ?? DEFAULT_LIMIT;
   const offset = decodeCursor(params.cursor, store);
-  const searchRepos = params.repo ? [params.repo] : store.visibleNames();
+  const searchRepos = scope.repositories.map((repo) => repo.name);
 
   let subject: Subject;
   if (action === "impact" && params.diff) {
@@ -151,9 +142,8 @@ export async function navigate(
   }
 
   // Filters on the answer (never on the resolver's scope), then paging and budget.
-  const pathFilter = params.paths?.length ? picomatch(params.paths, { dot: true }) : null;
   let results = answer.results.filter((hit) =>
-    (!pathFilter || pathFilter(hit.path)) && (!params.language || hit.language === params.language)
+    scope.matchesPaths(hit.path) && scope.matchesLanguage(hit.language)
   );
   const total = results.length;
   results = results.slice(offset, offset + limit);

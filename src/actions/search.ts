@@ -1,4 +1,3 @@
-import picomatch from "picomatch";
 import { analyzeQuery, pathMatchesMention, type QueryAnalysis } from "../engine/query.ts";
 import { codeTerms } from "../engine/tokenizer.ts";
 import { HASH_MODEL_ID, hashVector } from "../engine/vector.ts";
@@ -7,6 +6,7 @@ import { LIMITS } from "../protocol/methods.ts";
 import type { Confidence, Envelope, ResultHit, SourceKind } from "../protocol/types.ts";
 import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { lexicalMatches, selectTerms } from "../search/lexical.ts";
 import { confidenceFeatures, confidenceOf } from "../search/confidence.ts";
 import {
@@ -22,7 +22,6 @@ import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
 import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
 import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
 import { liveScan } from "./live_scan.ts";
-import type { ActionContext } from "./context.ts";
 
 export interface SearchParams {
   query: string;
@@ -48,15 +47,12 @@ interface RepositoryAnswer {
 }
 
 /**
- * Ranked chunks for an identifier, a phrase or a whole issue text (SPEC §8):
+ * Ranked chunks for an identifier, a phrase or a whole issue text:
  * weighted bm25 and hashing-vector cosine fused, with symbol-name, path,
  * mention and definition signals, grouped so one file does not flood the list.
  */
-export async function search(
-  workspace: Workspace,
-  params: SearchParams,
-  context: ActionContext = {},
-): Promise<Envelope> {
+export async function search(scope: RequestScope, params: SearchParams): Promise<Envelope> {
+  const { workspace } = scope;
   if (typeof params.query !== "string" || params.query.trim() === "") {
     throw new WireError("InvalidParams", "search needs a non-empty 'query'");
   }
@@ -66,7 +62,7 @@ export async function search(
   const strategy = params.strategy ?? DEFAULT_STRATEGY;
   const kind = params.kind ?? "local";
   const limit = params.limit ?? 10;
-  const repos = visibleSelection(workspace, params.repo, context);
+  const repos = scope.repositories;
   const analysis = analyzeQuery(params.query);
   const limitations: string[] = [];
   const backend = strategy === "hybrid" ? "fts+vector" : strategy === "vector" ? "vector" : "fts";
@@ -84,14 +80,8 @@ export async function search(
   if (analysis.terms.length === 0 && analysis.paths.length === 0) {
     return empty("the query has no searchable terms");
   }
-  const pathFilter = params.paths && params.paths.length > 0
-    ? picomatch(params.paths, { dot: true })
-    : null;
   const allowPath = (repo: Repository, path: string, language: string | null) =>
-    (!pathFilter || pathFilter(path)) &&
-    (!params.language || language === params.language) &&
-    (kind !== "doc" || isDocPath(path, language)) &&
-    (!context.allowPath || context.allowPath(repo.name, path));
+    scope.accepts(repo.name, path, language) && (kind !== "doc" || isDocPath(path, language));
   const ranked: RepositoryAnswer["ranked"] = [];
   const fallbacks: string[] = [];
   const providerProblems: string[] = [];
@@ -192,24 +182,6 @@ export async function search(
     // What the confidence label was computed from, for calibration and for callers that rank.
     data: { confidence_features: confidenceFeatures(ordered) },
   });
-}
-
-/** The repositories a request addresses among those the caller may see (others are not found). */
-function visibleSelection(
-  workspace: Workspace,
-  name: string | undefined,
-  context: ActionContext,
-): Repository[] {
-  const visible = (repo: Repository) =>
-    !context.repositories || context.repositories.has(repo.name);
-  if (name) {
-    const found = workspace.repositories.filter((repo) => repo.name === name && visible(repo));
-    if (found.length === 0) {
-      throw new WireError("RepositoryNotFound", `Repository '${name}' is not in the workspace`);
-    }
-    return found;
-  }
-  return workspace.select().filter(visible);
 }
 
 /** The query's vectors: always the hashing one, and the provider's when it answered. */

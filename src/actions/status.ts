@@ -1,9 +1,9 @@
 import type { Envelope } from "../protocol/types.ts";
 import type { TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
-import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
+import type { RefreshReport } from "../indexer/refresh.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
-import type { ActionContext } from "./context.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
 
 export interface RepositoryStatus {
@@ -34,18 +34,12 @@ export interface RepositoryStatus {
 }
 
 /** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
-export function status(
-  workspace: Workspace,
-  params: { repo?: string },
-  context: ActionContext = {},
-): Envelope {
-  const repos = workspace.select(params.repo);
+export function status(scope: RequestScope): Envelope {
+  const { workspace } = scope;
+  const repos = scope.repositories;
   const statuses = repos.map((repo) => {
-    const allowPath = context.allowPath;
-    if (!allowPath || !context.pathRestricted?.(repo.name)) {
-      return repositoryStatus(workspace, repo);
-    }
-    return restrictedStatus(workspace, repo, (path) => allowPath(repo.name, path));
+    if (!scope.pathRestricted(repo.name)) return repositoryStatus(workspace, repo);
+    return restrictedStatus(workspace, repo, (path) => scope.allowPath(repo.name, path));
   });
   const limitations = statuses.flatMap((s) => s.limitations.map((l) => `${s.name}: ${l}`));
   return envelope({
@@ -201,17 +195,14 @@ function targetBytes(databasePath: string): number {
 
 /** Reconciles the addressed repositories now (`refresh`) or from nothing (`rebuild`). */
 export async function refreshAction(
-  workspace: Workspace,
-  params: { repo?: string },
-  options: { rebuild: boolean; context?: ActionContext },
+  scope: RequestScope,
+  options: { rebuild: boolean },
 ): Promise<Envelope> {
-  const context = options.context ?? {};
-  const repos = workspace.select(params.repo);
+  const { workspace } = scope;
+  const repos = scope.repositories;
   const reports: (RefreshReport & { name: string })[] = [];
   for (const repo of repos) {
-    const progress = context.onProgress
-      ? (p: RefreshProgress) => context.onProgress!(repo.name, p)
-      : undefined;
+    const progress = scope.progressOf(repo);
     const report = options.rebuild
       ? await workspace.rebuild(repo, progress)
       : await workspace.refresh(repo, progress);
@@ -219,7 +210,7 @@ export async function refreshAction(
   }
   // Whole-tree plan counts would tell a path-restricted caller about paths it may not see.
   const shown = reports.map((report) =>
-    context.pathRestricted?.(report.name)
+    scope.pathRestricted(report.name)
       ? { name: report.name, generation: report.generation, changed: report.changed }
       : report
   );

@@ -1,10 +1,9 @@
-import picomatch from "picomatch";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { SymbolMatch, TargetReader } from "../store/reader.ts";
-import type { Repository, Workspace } from "../workspace/workspace.ts";
+import type { Repository } from "../workspace/workspace.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
-import type { ActionContext } from "./context.ts";
 
 export interface SymbolsParams {
   query: string;
@@ -19,21 +18,17 @@ export interface SymbolsParams {
  * Workspace symbol search: exact name first, then case-insensitive name, then
  * qualified-name suffix, then prefix. Answers from the symbol index (exact).
  */
-export function symbols(
-  workspace: Workspace,
-  params: SymbolsParams,
-  _context: ActionContext = {},
-): Envelope {
+export function symbols(scope: RequestScope, params: SymbolsParams): Envelope {
+  const { workspace } = scope;
   const query = typeof params.query === "string" ? params.query.trim() : "";
   if (query === "") throw new WireError("InvalidParams", "symbols needs a non-empty 'query'");
   const limit = params.limit ?? 20;
-  const repos = workspace.select(params.repo);
-  const pathFilter = params.paths?.length ? picomatch(params.paths, { dot: true }) : null;
+  const repos = scope.repositories;
   const found: { repo: Repository; row: SymbolMatch }[] = [];
   const limitations: string[] = [];
-  const accepts = (row: SymbolMatch) =>
-    (!pathFilter || pathFilter(row.path)) && (!params.language || row.language === params.language);
   for (const repo of repos) {
+    // Hidden and filtered definitions are dropped before anything is counted.
+    const accepts = (row: SymbolMatch) => scope.accepts(repo.name, row.path, row.language);
     const answer = workspace.withReader(
       repo,
       (reader) => bestMatches(reader, { query, kind: params.kind, want: limit + 1, accepts }),

@@ -6,13 +6,12 @@
  */
 import { join } from "node:path";
 import type { StoredRelation, StoredSymbol, TargetReader } from "../store/reader.ts";
-import type { Repository, Workspace } from "../workspace/workspace.ts";
-import { type ActionContext, resolverScope, visibleRepositories } from "../actions/context.ts";
+import type { Repository } from "../workspace/workspace.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import type { RelationRecord, SymbolRecord } from "./types.ts";
 
 export class ScopeStore {
-  readonly #workspace: Workspace;
-  readonly #context: ActionContext;
+  readonly #scope: RequestScope;
   readonly #visible: Map<string, Repository>;
   readonly #scopes = new Map<string, string[]>();
   readonly #texts = new Map<string, string | null>();
@@ -26,10 +25,9 @@ export class ScopeStore {
   /** Repositories whose target could not be read. */
   readonly problems = new Map<string, string>();
 
-  constructor(workspace: Workspace, context: ActionContext) {
-    this.#workspace = workspace;
-    this.#context = context;
-    this.#visible = new Map(visibleRepositories(workspace, context).map((r) => [r.name, r]));
+  constructor(scope: RequestScope) {
+    this.#scope = scope;
+    this.#visible = new Map(scope.visible.map((r) => [r.name, r]));
   }
 
   /** A visible repository by name, or null (an invisible one is answered as absent). */
@@ -45,17 +43,14 @@ export class ScopeStore {
   scopeOf(repo: string): string[] {
     let scope = this.#scopes.get(repo);
     if (!scope) {
-      const active = this.#visible.get(repo);
-      scope = active
-        ? resolverScope(this.#workspace, active, this.#context).map((r) => r.name)
-        : [];
+      scope = this.#scope.resolverScope(repo).map((r) => r.name);
       this.#scopes.set(repo, scope);
     }
     return scope;
   }
 
   allowed(repo: string, path: string): boolean {
-    return this.#visible.has(repo) && (this.#context.allowPath?.(repo, path) ?? true);
+    return this.#scope.allowPath(repo, path);
   }
 
   generation(repo: string): number {
@@ -200,7 +195,7 @@ export class ScopeStore {
   #read<T>(repo: string, fn: (reader: TargetReader) => T): T | null {
     const repository = this.#visible.get(repo);
     if (!repository) return null;
-    const answer = this.#workspace.withReader(repository, fn);
+    const answer = this.#scope.workspace.withReader(repository, fn);
     if (answer.problem) {
       this.problems.set(repo, answer.problem);
       return null;
