@@ -83,11 +83,17 @@ export async function answerAction(request: PreparedAction): Promise<Envelope> {
         rest as unknown as NavigationParams,
       );
     case "status":
-      return status(scope);
+      return status(scope, rest as { token_budget?: number });
     case "refresh":
-      return await refreshAction(scope, { rebuild: false });
+      return await refreshAction(scope, {
+        rebuild: false,
+        tokenBudget: rest.token_budget as number | undefined,
+      });
     case "rebuild":
-      return await refreshAction(scope, { rebuild: true });
+      return await refreshAction(scope, {
+        rebuild: true,
+        tokenBudget: rest.token_budget as number | undefined,
+      });
   }
   throw new WireError("MethodNotFound", `Unknown action '${action}'`);
 }

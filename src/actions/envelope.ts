@@ -59,10 +59,3 @@ export function envelope(options: {
     ...(options.data === undefined ? {} : { data: options.data }),
   };
 }
-
-/** Lines `start..end` (1-based, inclusive) of a text, capped at `maxLines`. */
-export function sliceLines(text: string, start: number, end: number, maxLines = 40): string {
-  const lines = text.split("\n");
-  const last = Math.min(end, start + maxLines - 1, lines.length);
-  return lines.slice(Math.max(0, start - 1), last).join("\n");
-}

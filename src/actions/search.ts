@@ -20,7 +20,9 @@ import {
 } from "../search/rank.ts";
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
 import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
-import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
+import { sliceLines } from "../engine/lines.ts";
+import { envelope, repositoryStates } from "./envelope.ts";
+import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveScan } from "./live_scan.ts";
 
 export interface SearchParams {
@@ -29,6 +31,8 @@ export interface SearchParams {
   paths?: string[];
   language?: string;
   limit?: number;
+  cursor?: string;
+  token_budget?: number;
   strategy?: Strategy;
   kind?: "local" | "dependency" | "doc" | "all";
 }
@@ -63,6 +67,9 @@ export async function search(scope: RequestScope, params: SearchParams): Promise
   const kind = params.kind ?? "local";
   const limit = params.limit ?? 10;
   const repos = scope.repositories;
+  const states = repositoryStates(workspace, repos);
+  const binding = { action: "search", params: { ...params }, repositories: states };
+  const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const analysis = analyzeQuery(params.query);
   const limitations: string[] = [];
   const backend = strategy === "hybrid" ? "fts+vector" : strategy === "vector" ? "vector" : "fts";
@@ -71,7 +78,7 @@ export async function search(scope: RequestScope, params: SearchParams): Promise
       action: "search",
       results: [],
       provenance: { backend, confidence: "weak" },
-      repositories: repositoryStates(workspace, repos),
+      repositories: states,
       limitations: [...limitations, reason],
     });
   if (kind === "dependency") {
@@ -99,7 +106,7 @@ export async function search(scope: RequestScope, params: SearchParams): Promise
       const terms = analysis.terms.map((term) => term.term);
       const scan = liveScan(repo, {
         terms,
-        limit,
+        limit: offset + limit,
         pathFilter: (path) => allowPath(repo, path, null),
       });
       for (const [i, hit] of scan.entries()) {
@@ -133,9 +140,8 @@ export async function search(scope: RequestScope, params: SearchParams): Promise
   const ordered = repos.length === 1
     ? ranked
     : [...ranked].sort((a, b) => a.round - b.round || b.score - a.score);
-  const page = ordered.slice(0, limit);
   const termSet = new Set(analysis.terms.map((term) => term.term));
-  const results: ResultHit[] = page.map(({ chunk, repo, file, score }) => {
+  const hitOf = ({ chunk, repo, file, score }: RepositoryAnswer["ranked"][number]): ResultHit => {
     const key = `${repo.name}\0${chunk.path}`;
     let text = texts.get(key);
     if (text === undefined) {
@@ -158,7 +164,13 @@ export async function search(scope: RequestScope, params: SearchParams): Promise
       snippet,
       match_line: firstMatchingLine(snippet, termSet, chunk.startLine),
     };
-  });
+  };
+  // Hits are built (snippets cut) only for the page: at most `limit`, within the token budget.
+  const fitter = new PageFitter({ limit, tokenBudget: params.token_budget });
+  let end = offset;
+  while (end < ordered.length && fitter.open && fitter.offer(hitOf(ordered[end]))) end++;
+  const results = fitter.results;
+  const next = end < ordered.length ? end : null;
   const scanned = fallbacks.length > 0;
   const reasons = [...fallbacks, ...providerProblems];
   const confidence: Confidence = scanned ? "weak" : confidenceOf(ordered);
@@ -176,9 +188,10 @@ export async function search(scope: RequestScope, params: SearchParams): Promise
       fallback_reason: reasons.length > 0 ? reasons.join("; ") : null,
       fresh: !scanned,
     },
-    repositories: repositoryStates(workspace, repos),
-    limitations: [...new Set(limitations)],
-    truncated: ordered.length > results.length,
+    repositories: states,
+    limitations: [...new Set([...limitations, ...fitter.limitations])],
+    truncated: next !== null,
+    nextCursor: next === null ? null : issueCursor(binding, next),
     // What the confidence label was computed from, for calibration and for callers that rank.
     data: { confidence_features: confidenceFeatures(ordered) },
   });

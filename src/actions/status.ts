@@ -3,6 +3,7 @@ import type { TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RefreshReport } from "../indexer/refresh.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
+import { tokenCost } from "./paging.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
 
@@ -34,7 +35,7 @@ export interface RepositoryStatus {
 }
 
 /** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
-export function status(scope: RequestScope): Envelope {
+export function status(scope: RequestScope, params: { token_budget?: number } = {}): Envelope {
   const { workspace } = scope;
   const repos = scope.repositories;
   const statuses = repos.map((repo) => {
@@ -42,6 +43,11 @@ export function status(scope: RequestScope): Envelope {
     return restrictedStatus(workspace, repo, (path) => scope.allowPath(repo.name, path));
   });
   const limitations = statuses.flatMap((s) => s.limitations.map((l) => `${s.name}: ${l}`));
+  if (params.token_budget !== undefined && shortenSamples(statuses, params.token_budget)) {
+    limitations.push(
+      `error samples shortened to fit token_budget ${params.token_budget} (errors.count is whole)`,
+    );
+  }
   return envelope({
     action: "status",
     results: [],
@@ -172,6 +178,26 @@ function fill(reader: TargetReader, base: RepositoryStatus): RepositoryStatus {
 }
 
 /**
+ * Halves every repository's error sample until the statuses fit `budget`
+ * tokens or no sample is left; true when any was shortened.
+ */
+function shortenSamples(statuses: RepositoryStatus[], budget: number): boolean {
+  let shortened = false;
+  while (tokenCost(statuses) > budget) {
+    const longest = statuses.reduce((a, b) =>
+      a.errors.sample.length >= b.errors.sample.length ? a : b
+    );
+    if (!longest || longest.errors.sample.length === 0) break;
+    longest.errors.sample = longest.errors.sample.slice(
+      0,
+      Math.floor(longest.errors.sample.length / 2),
+    );
+    shortened = true;
+  }
+  return shortened;
+}
+
+/**
  * The vector backend: the hashing vectors always, and the provider's model when
  * one is configured (with its last error, when it failed).
  */
@@ -196,7 +222,7 @@ function targetBytes(databasePath: string): number {
 /** Reconciles the addressed repositories now (`refresh`) or from nothing (`rebuild`). */
 export async function refreshAction(
   scope: RequestScope,
-  options: { rebuild: boolean },
+  options: { rebuild: boolean; tokenBudget?: number },
 ): Promise<Envelope> {
   const { workspace } = scope;
   const repos = scope.repositories;
@@ -209,16 +235,26 @@ export async function refreshAction(
     reports.push({ name: repo.name, ...report });
   }
   // Whole-tree plan counts would tell a path-restricted caller about paths it may not see.
-  const shown = reports.map((report) =>
-    scope.pathRestricted(report.name)
-      ? { name: report.name, generation: report.generation, changed: report.changed }
-      : report
-  );
+  const summary = (report: RefreshReport & { name: string }) => ({
+    name: report.name,
+    generation: report.generation,
+    changed: report.changed,
+  });
+  let shown = reports.map((report) => scope.pathRestricted(report.name) ? summary(report) : report);
+  const limitations: string[] = [];
+  const budget = options.tokenBudget;
+  if (budget !== undefined && tokenCost(shown) > budget) {
+    shown = reports.map(summary);
+    limitations.push(
+      `reports shortened to name, generation and changed to fit token_budget ${budget}`,
+    );
+  }
   return envelope({
     action: options.rebuild ? "rebuild" : "refresh",
     results: [],
     provenance: { backend: "indexer", confidence: "exact" },
     repositories: repositoryStates(workspace, repos),
+    limitations,
     data: { reports: shown },
   });
 }

@@ -4,6 +4,7 @@ import type { SymbolMatch, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
+import { isOffset, issueCursor, pageOf, readCursor } from "./paging.ts";
 
 export interface SymbolsParams {
   query: string;
@@ -12,6 +13,8 @@ export interface SymbolsParams {
   paths?: string[];
   language?: string;
   limit?: number;
+  cursor?: string;
+  token_budget?: number;
 }
 
 /**
@@ -24,6 +27,9 @@ export function symbols(scope: RequestScope, params: SymbolsParams): Envelope {
   if (query === "") throw new WireError("InvalidParams", "symbols needs a non-empty 'query'");
   const limit = params.limit ?? 20;
   const repos = scope.repositories;
+  const states = repositoryStates(workspace, repos);
+  const binding = { action: "symbols", params: { ...params }, repositories: states };
+  const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const found: { repo: Repository; row: SymbolMatch }[] = [];
   const limitations: string[] = [];
   for (const repo of repos) {
@@ -31,7 +37,8 @@ export function symbols(scope: RequestScope, params: SymbolsParams): Envelope {
     const accepts = (row: SymbolMatch) => scope.accepts(repo.name, row.path, row.language);
     const answer = workspace.withReader(
       repo,
-      (reader) => bestMatches(reader, { query, kind: params.kind, want: limit + 1, accepts }),
+      (reader) =>
+        bestMatches(reader, { query, kind: params.kind, want: offset + limit + 1, accepts }),
     );
     if (answer.problem) {
       limitations.push(`${repo.name}: no symbol index (target ${answer.problem})`);
@@ -40,7 +47,7 @@ export function symbols(scope: RequestScope, params: SymbolsParams): Envelope {
     for (const row of answer.value) found.push({ repo, row });
   }
   found.sort((a, b) => compareMatches(a.row, b.row));
-  const results: ResultHit[] = found.slice(0, limit).map(({ repo, row }) => ({
+  const hits: ResultHit[] = found.map(({ repo, row }) => ({
     repo: repo.name,
     path: row.path,
     start_line: row.startLine,
@@ -57,13 +64,15 @@ export function symbols(scope: RequestScope, params: SymbolsParams): Envelope {
     symbol_id: row.id,
     exported: row.exported,
   }));
+  const page = pageOf(hits, { offset, limit, tokenBudget: params.token_budget });
   return envelope({
     action: "symbols",
-    results,
+    results: page.results,
     provenance: { backend: "symbol-index", confidence: "exact" },
-    repositories: repositoryStates(workspace, repos),
-    limitations,
-    truncated: found.length > results.length,
+    repositories: states,
+    limitations: [...limitations, ...page.limitations],
+    truncated: page.next !== null,
+    nextCursor: page.next === null ? null : issueCursor(binding, page.next),
   });
 }
 

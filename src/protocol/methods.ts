@@ -28,8 +28,14 @@ export interface MethodDescriptor {
   params: Record<string, FieldSpec>;
 }
 
-/** Input limits (SPEC §14). */
-export const LIMITS = { limit: 1000, queryBytes: 100_000, paths: 64, depth: 1000 };
+/** Input limits: largest `limit`, string param bytes, `paths` entries, `depth`, `token_budget`. */
+export const LIMITS = {
+  limit: 1000,
+  queryBytes: 100_000,
+  paths: 64,
+  depth: 1000,
+  tokenBudget: 1_000_000,
+};
 
 /** A traversal depth: actions clamp deeper requests to what they serve; beyond this it is an error. */
 const depthField: FieldSpec = {
@@ -57,14 +63,21 @@ const common: Record<string, FieldSpec> = {
   token_budget: {
     type: "integer",
     min: 1,
-    max: 1_000_000,
+    max: LIMITS.tokenBudget,
     description: "Fit the answer to about this many tokens (bytes / 4)",
   },
   cursor: { type: "string", description: "The next_cursor of a truncated answer, to continue it" },
 };
 
-const repoOnly: Record<string, FieldSpec> = {
+/** The params of the index actions (`status`, `refresh`, `rebuild`). */
+const indexParams: Record<string, FieldSpec> = {
   repo: { type: "string", description: "This repository only (default: every visible one)" },
+  token_budget: {
+    type: "integer",
+    min: 1,
+    max: LIMITS.tokenBudget,
+    description: "Fit the answer to about this many tokens (bytes / 4): long lists are shortened",
+  },
 };
 
 /** How navigation actions name their subject: a symbol, or the use at path + line + column. */
@@ -233,7 +246,13 @@ export const METHODS: Record<string, MethodDescriptor> = {
       "The state of the index: per repository its generation, git HEAD, file, symbol and " +
       "relation counts, languages, files that failed to index, limitations and the health of " +
       "each backend. Use it to tell whether an empty answer means 'absent' or 'not indexed'.",
-    params: { ...repoOnly },
+    params: {
+      ...indexParams,
+      refresh: {
+        type: "boolean",
+        description: "Reconcile the index with the working tree first",
+      },
+    },
   },
   refresh: {
     name: "refresh",
@@ -241,14 +260,14 @@ export const METHODS: Record<string, MethodDescriptor> = {
     description:
       "Bring the index up to date with the working tree now (only changed files are parsed). " +
       "Other actions accept refresh: true to do the same first.",
-    params: { ...repoOnly },
+    params: { ...indexParams },
   },
   rebuild: {
     name: "rebuild",
     summary: "Drop a repository's target and index it again",
     description:
       "Drop a repository's index and build it again from the files; for a damaged index.",
-    params: { ...repoOnly },
+    params: { ...indexParams },
   },
 };
 
