@@ -1,21 +1,50 @@
-import { validateParams } from "../protocol/methods.ts";
+import {
+  isMethodName,
+  type MethodName,
+  type MethodParams,
+  type MethodResult,
+  validateParams,
+} from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { type AccessContext, RequestScope, type ScopeParams } from "../workspace/scope.ts";
-import { grep, type GrepParams } from "./grep.ts";
-import { navigate, type NavigationAction, type NavigationParams } from "./navigation.ts";
-import { search, type SearchParams } from "./search.ts";
-import { symbols, type SymbolsParams } from "./symbols.ts";
+import { type AccessContext, RequestScope } from "../workspace/scope.ts";
+import { grep } from "./grep.ts";
+import { navigate } from "./navigation.ts";
+import { search } from "./search.ts";
+import { symbols } from "./symbols.ts";
 import { refreshAction, status } from "./status.ts";
 
 export type { ActionContext } from "./context.ts";
 
+/** How one action answers its validated params within its scope. */
+type Handler<M extends MethodName> = (
+  scope: RequestScope,
+  params: MethodParams<M>,
+) => Promise<MethodResult<M>> | MethodResult<M>;
+
+/** The dispatch table: one typed handler per method descriptor. */
+const HANDLERS: { [M in MethodName]: Handler<M> } = {
+  search: (scope, params) => search(scope, params),
+  grep: (scope, params) => grep(scope, params),
+  symbols: (scope, params) => symbols(scope, params),
+  definition: (scope, params) => navigate(scope, "definition", params),
+  references: (scope, params) => navigate(scope, "references", params),
+  callers: (scope, params) => navigate(scope, "callers", params),
+  callees: (scope, params) => navigate(scope, "callees", params),
+  impact: (scope, params) => navigate(scope, "impact", params),
+  neighborhood: (scope, params) => navigate(scope, "neighborhood", params),
+  status: (scope, params) => status(scope, params),
+  refresh: (scope, params) =>
+    refreshAction(scope, { rebuild: false, tokenBudget: params.token_budget }),
+  rebuild: (scope, params) =>
+    refreshAction(scope, { rebuild: true, tokenBudget: params.token_budget }),
+};
+
 /** One action request, validated, with its scope built: ready to refresh and answer. */
-export interface PreparedAction {
-  action: string;
-  /** The validated params, without `refresh`. */
-  params: Record<string, unknown>;
+export interface ActionRequest<M extends MethodName = MethodName> {
+  action: M;
+  params: MethodParams<M>;
   scope: RequestScope;
   /** Reconcile the addressed repositories before answering. */
   refresh: boolean;
@@ -30,14 +59,25 @@ export function prepareAction(
   action: string,
   rawParams: unknown,
   access: AccessContext = {},
-): PreparedAction {
-  const { refresh, ...params } = validateParams(action, rawParams);
-  const scope = RequestScope.build(workspace, params as ScopeParams, access);
-  return { action, params, scope, refresh: refresh === true };
+): ActionRequest {
+  if (!isMethodName(action)) throw new WireError("MethodNotFound", `Unknown action '${action}'`);
+  return prepareMethod(workspace, action, rawParams, access);
+}
+
+function prepareMethod<M extends MethodName>(
+  workspace: Workspace,
+  action: M,
+  rawParams: unknown,
+  access: AccessContext,
+): ActionRequest<M> {
+  const params = validateParams(action, rawParams);
+  const common: { repo?: string; paths?: string[]; language?: string; refresh?: boolean } = params;
+  const scope = RequestScope.build(workspace, common, access);
+  return { action, params, scope, refresh: common.refresh === true };
 }
 
 /** Reconciles the repositories a prepared request addresses, when it asked for `refresh`. */
-export async function refreshFirst(request: PreparedAction): Promise<void> {
+export async function refreshFirst(request: ActionRequest): Promise<void> {
   if (!request.refresh) return;
   const { scope } = request;
   for (const repo of scope.repositories) {
@@ -62,38 +102,9 @@ export async function runAction(
 }
 
 /** Answers a prepared request from the committed snapshot. */
-export async function answerAction(request: PreparedAction): Promise<Envelope> {
-  const { action, params: rest, scope } = request;
-  switch (action) {
-    case "search":
-      return search(scope, rest as unknown as SearchParams);
-    case "grep":
-      return await grep(scope, rest as unknown as GrepParams);
-    case "symbols":
-      return symbols(scope, rest as unknown as SymbolsParams);
-    case "definition":
-    case "references":
-    case "callers":
-    case "callees":
-    case "impact":
-    case "neighborhood":
-      return await navigate(
-        scope,
-        action as NavigationAction,
-        rest as unknown as NavigationParams,
-      );
-    case "status":
-      return status(scope, rest as { token_budget?: number });
-    case "refresh":
-      return await refreshAction(scope, {
-        rebuild: false,
-        tokenBudget: rest.token_budget as number | undefined,
-      });
-    case "rebuild":
-      return await refreshAction(scope, {
-        rebuild: true,
-        tokenBudget: rest.token_budget as number | undefined,
-      });
-  }
-  throw new WireError("MethodNotFound", `Unknown action '${action}'`);
+export async function answerAction<M extends MethodName>(
+  request: ActionRequest<M>,
+): Promise<MethodResult<M>> {
+  const handler: Handler<M> = HANDLERS[request.action];
+  return await handler(request.scope, request.params);
 }

@@ -32,7 +32,7 @@ export function repositoryStates(
 }
 
 /** Builds the envelope every action answers with. */
-export function envelope(options: {
+export function envelope<D = never>(options: {
   action: ActionName;
   results: ResultHit[];
   provenance: Partial<Provenance> & Pick<Provenance, "backend" | "confidence">;
@@ -40,8 +40,8 @@ export function envelope(options: {
   limitations?: string[];
   truncated?: boolean;
   nextCursor?: string | null;
-  data?: unknown;
-}): Envelope {
+  data?: D;
+}): Envelope<D> {
   return {
     action: options.action,
     results: options.results,

@@ -1,6 +1,7 @@
 import type { Node, Parser, Range as TextRange, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
-import type { Envelope, ResultHit } from "../protocol/types.ts";
+import type { MethodParams } from "../protocol/methods.ts";
+import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -21,16 +22,7 @@ import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor } from "./paging.ts";
 
-export interface GrepParams {
-  pattern: string;
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-  cursor?: string;
-  token_budget?: number;
-  timeout_ms?: number;
-}
+export type GrepParams = MethodParams<"grep">;
 
 /** Bounds of one grep request: pattern size, default page, time. */
 export const GREP_LIMITS = {
@@ -47,7 +39,7 @@ export const GREP_LIMITS = {
  * matched by node shape. Bounded by `limit`, `token_budget` and `timeout_ms`:
  * a partial answer is `truncated` with a `next_cursor` that continues it.
  */
-export async function grep(scope: RequestScope, params: GrepParams): Promise<Envelope> {
+export async function grep(scope: RequestScope, params: GrepParams): Promise<Envelope<GrepData>> {
   const { workspace } = scope;
   const started = performance.now();
   const pattern = params.pattern;

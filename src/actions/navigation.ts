@@ -3,7 +3,8 @@
  * callers, callees, impact and neighborhood. Each answer is resolved at query
  * time over the caller's scope; nothing is persisted.
  */
-import type { Envelope, ResultHit } from "../protocol/types.ts";
+import type { MethodParams } from "../protocol/methods.ts";
+import type { Envelope, NavigationData, ResultHit } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
 import { normaliseRequestPath } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -41,21 +42,8 @@ export type NavigationAction =
   | "impact"
   | "neighborhood";
 
-export interface NavigationParams {
-  symbol?: string;
-  path?: string;
-  line?: number;
-  column?: number;
-  diff?: boolean;
-  depth?: number;
-  format?: "list" | "mermaid";
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-  cursor?: string;
-  token_budget?: number;
-}
+/** The params of every navigation action (impact's are the widest: it also takes `diff`). */
+export type NavigationParams = MethodParams<"impact">;
 
 /** Hops a traversal may take; deeper requests are clamped and told so. */
 export const MAX_DEPTH = 10;
@@ -77,7 +65,7 @@ export async function navigate(
   scope: RequestScope,
   action: NavigationAction,
   params: NavigationParams,
-): Promise<Envelope> {
+): Promise<Envelope<NavigationData>> {
   const { workspace } = scope;
   const store = new ScopeStore(scope);
   const resolver = new Resolver(store, new ModuleResolver(store));

@@ -2,8 +2,8 @@ import { analyzeQuery, pathMatchesMention, type QueryAnalysis } from "../engine/
 import { codeTerms } from "../engine/tokenizer.ts";
 import { HASH_MODEL_ID, hashVector } from "../engine/vector.ts";
 import { WireError } from "../protocol/errors.ts";
-import { LIMITS } from "../protocol/methods.ts";
-import type { Confidence, Envelope, ResultHit, SourceKind } from "../protocol/types.ts";
+import { LIMITS, type MethodParams } from "../protocol/methods.ts";
+import type { Confidence, Envelope, ResultHit, SearchData, SourceKind } from "../protocol/types.ts";
 import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -25,17 +25,7 @@ import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveScan } from "./live_scan.ts";
 
-export interface SearchParams {
-  query: string;
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-  cursor?: string;
-  token_budget?: number;
-  strategy?: Strategy;
-  kind?: "local" | "dependency" | "doc" | "all";
-}
+export type SearchParams = MethodParams<"search">;
 
 /** The strategy when none is asked for (chosen by `deno task eval`). */
 export const DEFAULT_STRATEGY: Strategy = "hybrid";
@@ -55,7 +45,10 @@ interface RepositoryAnswer {
  * weighted bm25 and hashing-vector cosine fused, with symbol-name, path,
  * mention and definition signals, grouped so one file does not flood the list.
  */
-export async function search(scope: RequestScope, params: SearchParams): Promise<Envelope> {
+export async function search(
+  scope: RequestScope,
+  params: SearchParams,
+): Promise<Envelope<SearchData>> {
   const { workspace } = scope;
   if (typeof params.query !== "string" || params.query.trim() === "") {
     throw new WireError("InvalidParams", "search needs a non-empty 'query'");

@@ -1,4 +1,7 @@
-import type { Envelope } from "../protocol/types.ts";
+import type { Envelope, RefreshData, RepositoryStatus, StatusData } from "../protocol/types.ts";
+
+/** The status of one repository (a wire value; it lives in `src/protocol/types.ts`). */
+export type { RepositoryStatus } from "../protocol/types.ts";
 import type { TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RefreshReport } from "../indexer/refresh.ts";
@@ -7,35 +10,11 @@ import { tokenCost } from "./paging.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
 
-export interface RepositoryStatus {
-  name: string;
-  root: string;
-  target: string;
-  state: "ready" | "missing" | "corrupt" | "schema_mismatch" | "pipeline_mismatch";
-  refreshing: boolean;
-  generation: number;
-  head: string | null;
-  files: number;
-  chunks: number;
-  symbols: number;
-  relations: number;
-  bytes: number;
-  target_bytes: number;
-  languages: Record<string, number>;
-  capabilities: Record<string, number>;
-  errors: {
-    count: number;
-    by_stage: Record<string, number>;
-    sample: { path: string; stage: string; message: string }[];
-  };
-  skipped: Record<string, number>;
-  limitations: string[];
-  backends: Record<string, string>;
-  last_refresh: unknown;
-}
-
 /** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
-export function status(scope: RequestScope, params: { token_budget?: number } = {}): Envelope {
+export function status(
+  scope: RequestScope,
+  params: { token_budget?: number } = {},
+): Envelope<StatusData> {
   const { workspace } = scope;
   const repos = scope.repositories;
   const statuses = repos.map((repo) => {
@@ -223,7 +202,7 @@ function targetBytes(databasePath: string): number {
 export async function refreshAction(
   scope: RequestScope,
   options: { rebuild: boolean; tokenBudget?: number },
-): Promise<Envelope> {
+): Promise<Envelope<RefreshData>> {
   const { workspace } = scope;
   const repos = scope.repositories;
   const reports: (RefreshReport & { name: string })[] = [];

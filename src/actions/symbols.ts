@@ -1,4 +1,5 @@
 import { WireError } from "../protocol/errors.ts";
+import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { SymbolMatch, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
@@ -6,16 +7,7 @@ import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, pageOf, readCursor } from "./paging.ts";
 
-export interface SymbolsParams {
-  query: string;
-  kind?: string;
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-  cursor?: string;
-  token_budget?: number;
-}
+export type SymbolsParams = MethodParams<"symbols">;
 
 /**
  * Workspace symbol search: exact name first, then case-insensitive name, then
