@@ -111,7 +111,8 @@ async function executePrepared(
   const request = prepareAction(workspace, action, prepared.params, access);
   await refreshFirst(request);
   request.scope.throwIfCancelled();
-  const { params } = request;
+  // `refresh` has been done: the runner and the cache key see the params without it.
+  const { refresh: _refresh, ...params }: Record<string, unknown> = request.params;
   const compute = async () => {
     const answer = options.run
       ? await options.run(workspace, action, params, access)
