@@ -19,7 +19,6 @@ export class ScopeStore {
   readonly #fileSymbols = new Map<string, SymbolRecord[]>();
   readonly #fileImports = new Map<string, RelationRecord[]>();
   readonly #named = new Map<string, SymbolRecord[]>();
-  readonly #generations = new Map<string, number>();
   /** Rows read from targets while answering: the measured cost of a request. */
   rowsRead = 0;
   /** Repositories whose target could not be read. */
@@ -35,10 +34,6 @@ export class ScopeStore {
     return this.#visible.get(name) ?? null;
   }
 
-  visibleNames(): string[] {
-    return [...this.#visible.keys()];
-  }
-
   /** The resolver scope of a repository: itself plus its visible project siblings. */
   scopeOf(repo: string): string[] {
     let scope = this.#scopes.get(repo);
@@ -51,15 +46,6 @@ export class ScopeStore {
 
   allowed(repo: string, path: string): boolean {
     return this.#scope.allowPath(repo, path);
-  }
-
-  generation(repo: string): number {
-    let generation = this.#generations.get(repo);
-    if (generation === undefined) {
-      generation = this.#read(repo, (reader) => reader.generation()) ?? 0;
-      this.#generations.set(repo, generation);
-    }
-    return generation;
   }
 
   /** Definitions named `name` in the given repositories. */
