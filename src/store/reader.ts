@@ -160,6 +160,9 @@ const PER_FILE_TABLES: Record<PerFileTable, string> = {
 
 type Row = Record<string, unknown>;
 
+/** Prepared statements a reader keeps at most. */
+const MAX_STATEMENTS = 256;
+
 export class TargetReader {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
@@ -568,6 +571,8 @@ export class TargetReader {
   #statement(sql: string): StatementSync {
     let statement = this.#statements.get(sql);
     if (!statement) {
+      // A list of names binds one mark per name: bound the statements kept.
+      if (this.#statements.size >= MAX_STATEMENTS) this.#statements.clear();
       statement = this.#db.prepare(sql);
       this.#statements.set(sql, statement);
     }
