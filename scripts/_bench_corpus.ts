@@ -78,24 +78,27 @@ export function removeTree(path: string): void {
 
 /** Source files to edit: TypeScript or Python, spread evenly over the sorted paths. */
 export function editableFiles(indexed: IndexedRepo, count: number): string[] {
-  const answer = indexed.workspace.withReader(indexed.repo, (db) =>
-    db.prepare(
-      "SELECT path FROM source_files WHERE language IN ('typescript', 'python') ORDER BY path",
-    ).all() as { path: string }[]);
-  const paths = (answer.value ?? []).map((row) => row.path);
-  return spread(paths, count);
+  const answer = indexed.workspace.withReader(
+    indexed.repo,
+    (reader) =>
+      [...reader.fileTable().files.values()]
+        .filter((file) => file.language === "typescript" || file.language === "python")
+        .map((file) => file.path)
+        .sort(),
+  );
+  return spread(answer.value ?? [], count);
 }
 
 /** Query identifiers: distinct definition names spread over the sorted symbol table. */
 export function pickQueries(indexed: IndexedRepo, count: number): string[] {
-  const answer = indexed.workspace.withReader(indexed.repo, (db) =>
-    db.prepare(
-      `SELECT DISTINCT name FROM code_symbols
-       WHERE kind IN ('function', 'class', 'method', 'interface') AND length(name) >= 6
-       ORDER BY name`,
-    ).all() as { name: string }[]);
-  const names = (answer.value ?? []).map((row) => row.name)
-    .filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  const answer = indexed.workspace.withReader(
+    indexed.repo,
+    (reader) =>
+      reader.symbolsOfKinds(["function", "class", "method", "interface"]).map((s) => s.name),
+  );
+  const names = [...new Set(answer.value ?? [])]
+    .filter((name) => name.length >= 6 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    .sort();
   return spread(names, count);
 }
 

@@ -1,5 +1,5 @@
 /** Probe one eval row: selected terms and where the gold files rank (a tuning aid). */
-import { search } from "../src/actions/search.ts";
+import { runAction } from "../src/actions/dispatch.ts";
 import { analyzeQuery } from "../src/engine/query.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import { selectTerms } from "../src/search/lexical.ts";
@@ -15,15 +15,14 @@ await ws.refresh(ws.repositories[0]);
 const analysis = analyzeQuery(row.query);
 console.log("identifiers", analysis.identifiers.slice(0, 30).join(" "));
 console.log("paths", JSON.stringify(analysis.paths.slice(0, 10)));
-ws.withReader(ws.repositories[0], (db) => {
-  const n = (db.prepare("SELECT count(*) AS n FROM source_chunks").get() as { n: number }).n;
-  const sel = selectTerms(db, analysis.terms, n);
+ws.withReader(ws.repositories[0], (reader) => {
+  const sel = selectTerms(reader, analysis.terms, reader.fileTable().chunks);
   console.log(
     "selected",
     sel.map((t) => `${t.term}:${t.weight.toFixed(1)}/${t.idf.toFixed(1)}`).join(" "),
   );
 });
-const answer = await search(ws, { query: row.query, strategy: strategy as "lexical", limit: 40 });
+const answer = await runAction(ws, "search", { query: row.query, strategy, limit: 40 });
 const seen: string[] = [];
 for (const hit of answer.results) {
   if (seen.includes(hit.path)) continue;

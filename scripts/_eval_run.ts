@@ -4,7 +4,7 @@
  * the grep baseline, and scores both.
  */
 import { join } from "node:path";
-import { search } from "../src/actions/search.ts";
+import { runAction } from "../src/actions/dispatch.ts";
 import { RANKING } from "../src/search/rank.ts";
 import { ZONE_WEIGHTS } from "../src/engine/query.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
@@ -147,7 +147,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           for (const [label, strategy, overrides] of runs) {
             applyVariant(overrides as Record<string, number>);
             started = performance.now();
-            const answer = await search(workspace, {
+            const answer = await runAction(workspace, "search", {
               query: row.query,
               strategy,
               limit: searchLimit,
@@ -221,13 +221,11 @@ function locateFunctions(workspace: Workspace, functions: string[]): GoldFunctio
     const at = entry.indexOf(":");
     const path = entry.slice(0, at);
     const name = entry.slice(at + 1);
-    const found = workspace.withReader(repo, (db) => {
-      const rows = db.prepare(
-        `SELECT s.qualified_name AS q, s.start_line AS start, s.end_line AS end
-           FROM code_symbols s JOIN source_files f ON f.id = s.file_id WHERE f.path = ?`,
-      ).all(path) as { q: string; start: number; end: number }[];
-      const row = rows.find((r) => r.q === name || r.q.endsWith(`.${name}`));
-      return row ? [row.start, row.end] as [number, number] : null;
+    const found = workspace.withReader(repo, (reader) => {
+      const row = reader.symbolsInFile(path).find((s) =>
+        s.qualified === name || s.qualified.endsWith(`.${name}`)
+      );
+      return row ? [row.startLine, row.endLine] as [number, number] : null;
     }).value ?? null;
     return { name, path, lines: found };
   });

@@ -114,11 +114,9 @@ if (args.values.json) {
 
 function indexedFiles(workspace: Workspace): Map<string, number> {
   const repo = workspace.repositories[0];
-  const rows = workspace.withReader(
-    repo,
-    (db) => db.prepare("SELECT path, line_count FROM source_files").all(),
-  ).value as { path: string; line_count: number }[] | null;
-  return new Map((rows ?? []).map((row) => [row.path, row.line_count]));
+  const files =
+    workspace.withReader(repo, (reader) => [...reader.fileTable().files.values()]).value;
+  return new Map((files ?? []).map((file) => [file.path, file.lineCount]));
 }
 
 function sizeOf(indexed: Map<string, number>, language: string) {

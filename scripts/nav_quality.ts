@@ -69,24 +69,45 @@ const indexStart = performance.now();
 await workspace.refresh(repo);
 console.error(`indexed ${repo.name} in ${Math.round(performance.now() - indexStart)} ms`);
 
-const rows = workspace.withReader(repo, (db) => ({
-  files: (db.prepare("SELECT path, text FROM source_files WHERE capability = 'graph'").all() as {
-    path: string;
-    text: string;
-  }[]).filter((f) => server.files.test(f.path) && !f.path.endsWith(".d.ts")),
-  relations: db.prepare(
-    `SELECT f.path, r.kind, r.target, r.receiver, r.module, r.alias, r.start_line, r.start_col,
-            r.end_line, r.end_col FROM code_relations r JOIN source_files f ON f.id = r.file_id
-      WHERE r.kind IN ('calls', 'references', 'type_of', 'inherits', 'implements')
-      ORDER BY f.path, r.start_line, r.start_col, r.target`,
-  ).all() as Record<string, unknown>[],
-  symbols: db.prepare(
-    `SELECT f.path, s.id, s.name, s.qualified_name, s.kind, s.start_line, s.start_col, s.end_line,
-            s.end_col FROM code_symbols s JOIN source_files f ON f.id = s.file_id
-      WHERE s.kind IN ('function', 'method', 'class', 'interface', 'type', 'enum', 'constant',
-                       'variable')
-      ORDER BY f.path, s.start_line, s.start_col, s.name`,
-  ).all() as Record<string, unknown>[],
+const rows = workspace.withReader(repo, (reader) => ({
+  files: [...reader.fileTable().files.values()]
+    .filter((f) =>
+      f.capability === "graph" && server.files.test(f.path) && !f.path.endsWith(".d.ts")
+    )
+    .map((f) => ({ path: f.path, text: reader.fileText(f.path) ?? "" })),
+  relations: reader.relationsOfKinds(["calls", "references", "type_of", "inherits", "implements"])
+    .map((r): Record<string, unknown> => ({
+      path: r.path,
+      kind: r.kind,
+      target: r.target,
+      receiver: r.receiver,
+      module: r.module,
+      alias: r.alias,
+      start_line: r.startLine,
+      start_col: r.startCol,
+      end_line: r.endLine,
+      end_col: r.endCol,
+    })),
+  symbols: reader.symbolsOfKinds([
+    "function",
+    "method",
+    "class",
+    "interface",
+    "type",
+    "enum",
+    "constant",
+    "variable",
+  ]).map((s): Record<string, unknown> => ({
+    path: s.path,
+    id: s.id,
+    name: s.name,
+    qualified_name: s.qualified,
+    kind: s.kind,
+    start_line: s.startLine,
+    start_col: s.startCol,
+    end_line: s.endLine,
+    end_col: s.endCol,
+  })),
 })).value!;
 const texts = new Map(rows.files.map((f) => [f.path, f.text]));
 

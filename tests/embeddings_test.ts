@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import {
   embeddingConfig,
   EmbeddingError,
   embedMissingChunks,
   embedTexts,
   providerModelId,
-} from "../src/search/embeddings.ts";
+} from "../src/indexer/embeddings.ts";
+import { openTargetWriter } from "../src/store/target.ts";
 import { fixtureRepository, withWorkspace, writeFiles } from "./_helpers.ts";
 
 type Mode = "ok" | "slow" | "malformed" | "http500";
@@ -121,16 +121,16 @@ Deno.test("embeddings: a refresh embeds through the provider, reuses vectors per
       assert.equal(report.embeddings?.error, null);
       assert.ok((report.embeddings?.computed ?? 0) > 0);
       const config = embeddingConfig(workspace.config.raw)!;
-      const db = new DatabaseSync(repo.location.databasePath);
+      const { writer } = openTargetWriter(repo.location);
       try {
         // Every chunk content hash now has a provider vector: nothing is sent again.
         const sent = server.requests.length;
-        const again = await embedMissingChunks(db, config);
+        const again = await embedMissingChunks(writer, config);
         assert.equal(again.computed, 0);
         assert.equal(again.reused, report.embeddings!.computed);
         assert.equal(server.requests.length, sent);
       } finally {
-        db.close();
+        writer.close();
       }
       const answer = await run("search", { query: "retry backoff", strategy: "vector" });
       assert.equal(answer.provenance.backend, "embeddings");

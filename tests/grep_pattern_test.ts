@@ -1,6 +1,5 @@
-/** Unit tests of the pure parts of structural grep: pattern spelling, compilation, prefilter, cursor. */
+/** Unit tests of the pure parts of structural grep: pattern spelling, compilation, prefilter. */
 import assert from "node:assert/strict";
-import { decodeCursor, encodeCursor } from "../src/grep/cursor.ts";
 import { grepLanguageForPath, grepLanguageNamed } from "../src/grep/languages.ts";
 import { findMatches } from "../src/grep/matcher.ts";
 import { parserFor } from "../src/grep/parsers.ts";
@@ -121,13 +120,6 @@ Deno.test("the prefilter's trigram expression and order check", () => {
   assert.equal(trigramExpression(["(", "=", "ab"]), null);
   assert.ok(containsInOrder("foo ( a , b )", ["foo", "(", ",", ")"]));
   assert.ok(!containsInOrder(") foo (", [")", "(", ")"]));
-});
-
-Deno.test("cursors round-trip and refuse anything else", () => {
-  const cursor = { repo: "r", path: "a/ü.py", skip: 3, generation: 7 };
-  assert.deepEqual(decodeCursor(encodeCursor(cursor)), cursor);
-  assert.throws(() => decodeCursor("garbage"), RangeError);
-  assert.throws(() => decodeCursor(btoa('["g1","r","p",-1,0]')), RangeError);
 });
 
 Deno.test("languages come from extensions and names", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HASH_MODEL_ID, hashVector, termCounts } from "../src/engine/vector.ts";
-import { loadVectorIndex, nearestChunks } from "../src/search/vector_index.ts";
+import { nearestChunks, vectorIndexFor } from "../src/search/vector_index.ts";
 import { count, fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
 
 /** Functions large enough (over the chunk budget together) to be chunks of their own. */
@@ -87,7 +87,10 @@ Deno.test("vectors: the in-memory scan finds the nearest chunk and honours the f
     await workspace.refresh(workspace.repositories[0]);
     const db = openTarget(workspace);
     try {
-      const index = loadVectorIndex(db, HASH_MODEL_ID);
+      const index = workspace.withReader(
+        workspace.repositories[0],
+        (reader) => vectorIndexFor(reader, HASH_MODEL_ID),
+      ).value!;
       assert.ok(index.chunkIds.length >= 2);
       const query = hashVector([["retrywithbackoff", 1], ["retry", 1], ["backoff", 1]]);
       const [best] = nearestChunks(index, query, { limit: 3 });

@@ -1,15 +1,90 @@
-import { validateParams } from "../protocol/methods.ts";
+import {
+  isMethodName,
+  type MethodName,
+  type MethodParams,
+  type MethodResult,
+  validateParams,
+} from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import type { ActionContext } from "./context.ts";
-import { grep, type GrepParams } from "./grep.ts";
-import { navigate, type NavigationAction, type NavigationParams } from "./navigation.ts";
-import { search, type SearchParams } from "./search.ts";
-import { symbols, type SymbolsParams } from "./symbols.ts";
+import { type AccessContext, RequestScope } from "../workspace/scope.ts";
+import { grep } from "./grep.ts";
+import { navigate } from "./navigation.ts";
+import { search } from "./search.ts";
+import { symbols } from "./symbols.ts";
 import { refreshAction, status } from "./status.ts";
 
 export type { ActionContext } from "./context.ts";
+
+/** How one action answers its validated params within its scope. */
+type Handler<M extends MethodName> = (
+  scope: RequestScope,
+  params: MethodParams<M>,
+) => Promise<MethodResult<M>> | MethodResult<M>;
+
+/** The dispatch table: one typed handler per method descriptor. */
+const HANDLERS: { [M in MethodName]: Handler<M> } = {
+  search: (scope, params) => search(scope, params),
+  grep: (scope, params) => grep(scope, params),
+  symbols: (scope, params) => symbols(scope, params),
+  definition: (scope, params) => navigate(scope, "definition", params),
+  references: (scope, params) => navigate(scope, "references", params),
+  callers: (scope, params) => navigate(scope, "callers", params),
+  callees: (scope, params) => navigate(scope, "callees", params),
+  impact: (scope, params) => navigate(scope, "impact", params),
+  neighborhood: (scope, params) => navigate(scope, "neighborhood", params),
+  status: (scope, params) => status(scope, params),
+  refresh: (scope, params) =>
+    refreshAction(scope, { rebuild: false, tokenBudget: params.token_budget }),
+  rebuild: (scope, params) =>
+    refreshAction(scope, { rebuild: true, tokenBudget: params.token_budget }),
+};
+
+/** One action request, validated, with its scope built: ready to refresh and answer. */
+export interface ActionRequest<M extends MethodName = MethodName> {
+  action: M;
+  params: MethodParams<M>;
+  scope: RequestScope;
+  /** Reconcile the addressed repositories before answering. */
+  refresh: boolean;
+}
+
+/**
+ * Validates an action's params against its descriptor and builds its scope
+ * (the one place either happens); throws `WireError`.
+ */
+export function prepareAction(
+  workspace: Workspace,
+  action: string,
+  rawParams: unknown,
+  access: AccessContext = {},
+): ActionRequest {
+  if (!isMethodName(action)) throw new WireError("MethodNotFound", `Unknown action '${action}'`);
+  return prepareMethod(workspace, action, rawParams, access);
+}
+
+function prepareMethod<M extends MethodName>(
+  workspace: Workspace,
+  action: M,
+  rawParams: unknown,
+  access: AccessContext,
+): ActionRequest<M> {
+  const params = validateParams(action, rawParams);
+  const common: { repo?: string; paths?: string[]; language?: string; refresh?: boolean } = params;
+  const scope = RequestScope.build(workspace, common, access);
+  return { action, params, scope, refresh: common.refresh === true };
+}
+
+/** Reconciles the repositories a prepared request addresses, when it asked for `refresh`. */
+export async function refreshFirst(request: ActionRequest): Promise<void> {
+  if (!request.refresh) return;
+  const { scope } = request;
+  for (const repo of scope.repositories) {
+    scope.throwIfCancelled();
+    await scope.workspace.refresh(repo, scope.progressOf(repo));
+  }
+}
 
 /**
  * Runs one action: validate params, reconcile first when `refresh` is true,
@@ -19,53 +94,17 @@ export async function runAction(
   workspace: Workspace,
   action: string,
   rawParams: unknown,
-  context: ActionContext = {},
+  context: AccessContext = {},
 ): Promise<Envelope> {
-  const params = validateParams(action, rawParams);
-  if (params.paths) {
-    for (const glob of params.paths as string[]) {
-      if (glob.startsWith("/") || glob.split("/").includes("..")) {
-        throw new WireError(
-          "PathRejected",
-          `Path '${glob}' must be relative and may not contain '..'`,
-        );
-      }
-    }
-  }
-  if (params.refresh === true) {
-    for (const repo of workspace.select(params.repo as string | undefined)) {
-      await workspace.refresh(
-        repo,
-        context.onProgress ? (p) => context.onProgress!(repo.name, p) : undefined,
-      );
-    }
-  }
-  const { refresh: _refresh, ...rest } = params;
-  switch (action) {
-    case "search":
-      return search(workspace, rest as unknown as SearchParams, context);
-    case "grep":
-      return await grep(workspace, rest as unknown as GrepParams, context);
-    case "symbols":
-      return symbols(workspace, rest as unknown as SymbolsParams, context);
-    case "definition":
-    case "references":
-    case "callers":
-    case "callees":
-    case "impact":
-    case "neighborhood":
-      return await navigate(
-        workspace,
-        action as NavigationAction,
-        rest as unknown as NavigationParams,
-        context,
-      );
-    case "status":
-      return status(workspace, rest, context);
-    case "refresh":
-      return await refreshAction(workspace, rest, { rebuild: false, context });
-    case "rebuild":
-      return await refreshAction(workspace, rest, { rebuild: true, context });
-  }
-  throw new WireError("MethodNotFound", `Unknown action '${action}'`);
+  const request = prepareAction(workspace, action, rawParams, context);
+  await refreshFirst(request);
+  return await answerAction(request);
+}
+
+/** Answers a prepared request from the committed snapshot. */
+export async function answerAction<M extends MethodName>(
+  request: ActionRequest<M>,
+): Promise<MethodResult<M>> {
+  const handler: Handler<M> = HANDLERS[request.action];
+  return await handler(request.scope, request.params);
 }

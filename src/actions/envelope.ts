@@ -5,7 +5,6 @@ import type {
   RepositoryState,
   ResultHit,
 } from "../protocol/types.ts";
-import { readMeta } from "../store/target.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 
 /** A fresh trace id for one request. */
@@ -15,11 +14,14 @@ export function traceId(): string {
 }
 
 /** The generation and HEAD of each repository that answered. */
-export function repositoryStates(workspace: Workspace, repos: Repository[]): RepositoryState[] {
+export function repositoryStates(
+  workspace: Workspace,
+  repos: readonly Repository[],
+): RepositoryState[] {
   return repos.map((repo) => {
-    const state = workspace.withReader(repo, (db) => ({
-      generation: Number(readMeta(db, "generation") ?? "0"),
-      head: readMeta(db, "head") || null,
+    const state = workspace.withReader(repo, (reader) => ({
+      generation: reader.generation(),
+      head: reader.head(),
     }));
     return {
       name: repo.name,
@@ -29,8 +31,8 @@ export function repositoryStates(workspace: Workspace, repos: Repository[]): Rep
   });
 }
 
-/** Builds the SPEC §7 envelope. */
-export function envelope(options: {
+/** Builds the envelope every action answers with. */
+export function envelope<D = never>(options: {
   action: ActionName;
   results: ResultHit[];
   provenance: Partial<Provenance> & Pick<Provenance, "backend" | "confidence">;
@@ -38,8 +40,8 @@ export function envelope(options: {
   limitations?: string[];
   truncated?: boolean;
   nextCursor?: string | null;
-  data?: unknown;
-}): Envelope {
+  data?: D;
+}): Envelope<D> {
   return {
     action: options.action,
     results: options.results,
@@ -56,11 +58,4 @@ export function envelope(options: {
     trace_id: traceId(),
     ...(options.data === undefined ? {} : { data: options.data }),
   };
-}
-
-/** Lines `start..end` (1-based, inclusive) of a text, capped at `maxLines`. */
-export function sliceLines(text: string, start: number, end: number, maxLines = 40): string {
-  const lines = text.split("\n");
-  const last = Math.min(end, start + maxLines - 1, lines.length);
-  return lines.slice(Math.max(0, start - 1), last).join("\n");
 }

@@ -1,11 +1,11 @@
-import type { DatabaseSync } from "node:sqlite";
-import picomatch from "picomatch";
 import type { Node, Parser, Range as TextRange, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
-import type { Envelope, ResultHit } from "../protocol/types.ts";
-import { readMeta } from "../store/target.ts";
-import type { Repository, Workspace } from "../workspace/workspace.ts";
-import { decodeCursor, encodeCursor, type GrepCursor } from "../grep/cursor.ts";
+import type { MethodParams } from "../protocol/methods.ts";
+import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
+import type { CandidateFile, TargetReader } from "../store/reader.ts";
+import type { Repository } from "../workspace/workspace.ts";
+import type { RequestScope } from "../workspace/scope.ts";
+import { type GrepPosition, isGrepPosition } from "../grep/cursor.ts";
 import {
   GREP_LANGUAGES,
   type GrepLanguage,
@@ -18,21 +18,13 @@ import { pythonStatementRanges } from "../grep/python_statements.ts";
 import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
 import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilter.ts";
-import { type ActionContext, visibleRepositories } from "./context.ts";
+import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
+import { issueCursor, PageFitter, readCursor } from "./paging.ts";
 
-export interface GrepParams {
-  pattern: string;
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-  cursor?: string;
-  token_budget?: number;
-  timeout_ms?: number;
-}
+export type GrepParams = MethodParams<"grep">;
 
-/** Bounds of one grep request (SPEC §14). */
+/** Bounds of one grep request: pattern size, default page, time. */
 export const GREP_LIMITS = {
   patternBytes: 16 * 1024,
   defaultLimit: 50,
@@ -42,16 +34,13 @@ export const GREP_LIMITS = {
 };
 
 /**
- * Structural grep (SPEC §10): files that hold the pattern's literal tokens
+ * Structural grep: files that hold the pattern's literal tokens
  * come from the trigram index over the committed text; each is parsed and
  * matched by node shape. Bounded by `limit`, `token_budget` and `timeout_ms`:
  * a partial answer is `truncated` with a `next_cursor` that continues it.
  */
-export async function grep(
-  workspace: Workspace,
-  params: GrepParams,
-  context: ActionContext,
-): Promise<Envelope> {
+export async function grep(scope: RequestScope, params: GrepParams): Promise<Envelope<GrepData>> {
+  const { workspace } = scope;
   const started = performance.now();
   const pattern = params.pattern;
   if (typeof pattern !== "string" || pattern.trim() === "") {
@@ -64,28 +53,26 @@ export async function grep(
       `Cannot use pattern: it is ${patternBytes} bytes; the limit is ${GREP_LIMITS.patternBytes}`,
     );
   }
-  const repos = scopedRepositories(workspace, params.repo, context);
-  const pathFilter = params.paths && params.paths.length > 0
-    ? picomatch(params.paths, { dot: true })
-    : null;
-  const language = await resolveLanguage(
-    pattern,
-    params,
-    () => languagesInScope(workspace, repos, pathFilter),
-  );
+  const repos = scope.repositories;
+  const language = await resolveLanguage(pattern, params, () => languagesInScope(scope));
   const parser = await parserFor(language);
   const compiled = compileOrThrow(pattern, language, parser);
-  const cursor = params.cursor === undefined ? null : readCursor(params.cursor, repos);
+  const states = repositoryStates(workspace, repos);
+  const binding = { action: "grep", params: { ...params }, repositories: states };
+  const cursor = params.cursor === undefined
+    ? null
+    : readCursor(params.cursor, binding, isGrepPosition);
+  if (cursor && !repos.some((repo) => repo.name === cursor.repo)) {
+    throw new WireError("InvalidParams", "Cannot read cursor: its repository is not in scope");
+  }
   const search = new GrepRun({
-    workspace,
-    context,
+    scope,
     language,
     parser,
     compiled,
     limit: params.limit ?? GREP_LIMITS.defaultLimit,
-    tokenBudget: params.token_budget ?? Infinity,
+    tokenBudget: params.token_budget ?? null,
     deadline: started + (params.timeout_ms ?? GREP_LIMITS.defaultTimeoutMs),
-    pathFilter,
   });
   const startAt = cursor ? repos.findIndex((repo) => repo.name === cursor.repo) : 0;
   for (const repo of repos.slice(startAt)) {
@@ -93,18 +80,14 @@ export async function grep(
     const done = await search.searchRepository(repo, position);
     if (!done) break;
   }
-  const limitations = [...search.limitations];
-  if (cursor && search.generationChanged) {
-    limitations.push("the index changed since the cursor was issued: pages may overlap or skip");
-  }
   return envelope({
     action: "grep",
     results: search.results,
     provenance: { backend: "structural", confidence: "exact" },
-    repositories: repositoryStates(workspace, repos),
-    limitations,
+    repositories: states,
+    limitations: search.limitations,
     truncated: search.next !== null,
-    nextCursor: search.next ? encodeCursor(search.next) : null,
+    nextCursor: search.next ? issueCursor(binding, search.next) : null,
     data: {
       language: language.language,
       files_considered: search.filesConsidered,
@@ -112,19 +95,6 @@ export async function grep(
       elapsed_ms: Math.round(performance.now() - started),
     },
   });
-}
-
-/** The repositories a request addresses, among those the caller may see. */
-function scopedRepositories(
-  workspace: Workspace,
-  name: string | undefined,
-  context: ActionContext,
-): Repository[] {
-  const visible = new Set(visibleRepositories(workspace, context).map((repo) => repo.name));
-  if (name !== undefined && !visible.has(name)) {
-    throw new WireError("RepositoryNotFound", `Repository '${name}' is not in the workspace`);
-  }
-  return workspace.select(name).filter((repo) => visible.has(repo.name));
 }
 
 /**
@@ -183,20 +153,14 @@ async function resolveLanguage(
 }
 
 /** The grep languages of the files in scope, most files first. */
-function languagesInScope(
-  workspace: Workspace,
-  repos: Repository[],
-  pathFilter: ((path: string) => boolean) | null,
-): GrepLanguage[] {
+function languagesInScope(scope: RequestScope): GrepLanguage[] {
   const counts = new Map<GrepLanguage, number>();
-  for (const repo of repos) {
-    const paths = workspace.withReader(
-      repo,
-      (db) => db.prepare("SELECT path FROM source_files").all() as { path: string }[],
-    ).value ?? [];
-    for (const { path } of paths) {
+  for (const repo of scope.repositories) {
+    const paths = scope.workspace.withReader(repo, (reader) => [...reader.paths()].sort()).value ??
+      [];
+    for (const path of paths) {
       const language = grepLanguageForPath(path);
-      if (language && (!pathFilter || pathFilter(path))) {
+      if (language && scope.matchesPaths(path)) {
         counts.set(language, (counts.get(language) ?? 0) + 1);
       }
     }
@@ -217,77 +181,57 @@ function compileOrThrow(pattern: string, language: GrepLanguage, parser: Parser)
   }
 }
 
-function readCursor(text: string, repos: Repository[]): GrepCursor {
-  let cursor: GrepCursor;
-  try {
-    cursor = decodeCursor(text);
-  } catch (error) {
-    throw new WireError("InvalidParams", (error as Error).message);
-  }
-  if (!repos.some((repo) => repo.name === cursor.repo)) {
-    throw new WireError("InvalidParams", "Cannot read cursor: its repository is not in scope");
-  }
-  return cursor;
-}
-
-interface CandidateFile {
-  id: number;
-  path: string;
-  content_hash: string;
-}
-
 interface RunOptions {
-  workspace: Workspace;
-  context: ActionContext;
+  scope: RequestScope;
   language: GrepLanguage;
   parser: Parser;
   compiled: CompiledPattern;
   limit: number;
-  tokenBudget: number;
+  tokenBudget: number | null;
   deadline: number;
-  pathFilter: ((path: string) => boolean) | null;
 }
 
 /** One request's walk over repositories and files, collecting hits until a bound is reached. */
 class GrepRun {
-  readonly results: ResultHit[] = [];
-  readonly limitations: string[] = [];
-  next: GrepCursor | null = null;
-  generationChanged = false;
+  readonly #limitations: string[] = [];
+  /** Where the next page starts, once a bound stopped this one. */
+  next: GrepPosition | null = null;
   filesConsidered = 0;
   filesParsed = 0;
-  #tokens = 0;
   #sliceStarted = performance.now();
   readonly #options: RunOptions;
   readonly #expression: string | null;
+  readonly #page: PageFitter;
 
   constructor(options: RunOptions) {
     this.#options = options;
     this.#expression = trigramExpression(options.compiled.literals);
+    this.#page = new PageFitter({ limit: options.limit, tokenBudget: options.tokenBudget });
+  }
+
+  get results(): ResultHit[] {
+    return this.#page.results;
+  }
+
+  get limitations(): string[] {
+    return [...this.#limitations, ...this.#page.limitations];
   }
 
   /** Searches one repository from a position; false when a bound stopped the request. */
-  async searchRepository(repo: Repository, position: GrepCursor | null): Promise<boolean> {
-    const { workspace } = this.#options;
-    const listed = workspace.withReader(repo, (db) => ({
-      files: this.#candidateFiles(db, repo),
-      generation: Number(readMeta(db, "generation") ?? "0"),
-    }));
+  async searchRepository(repo: Repository, position: GrepPosition | null): Promise<boolean> {
+    const { workspace } = this.#options.scope;
+    const listed = workspace.withReader(repo, (reader) => this.#candidateFiles(reader, repo));
     if (listed.problem) {
-      this.limitations.push(`${repo.name}: target ${listed.problem}; not searched`);
+      this.#limitations.push(`${repo.name}: target ${listed.problem}; not searched`);
       return true;
     }
-    const { files, generation } = listed.value;
-    if (position && position.generation !== generation) this.generationChanged = true;
-    for (const file of files) {
+    for (const file of listed.value) {
       if (position && file.path < position.path) continue;
       const skip = position && file.path === position.path ? position.skip : 0;
-      const stopAt = { repo: repo.name, path: file.path, skip, generation };
-      if (this.#options.context.signal?.aborted) {
-        throw new WireError("RequestCancelled", "grep was cancelled");
-      }
+      const stopAt: GrepPosition = { repo: repo.name, path: file.path, skip };
+      this.#options.scope.throwIfCancelled("grep");
       if (performance.now() > this.#options.deadline) {
-        this.limitations.push(
+        this.#limitations.push(
           "the time budget ran out: the answer is partial; continue with next_cursor",
         );
         this.next = stopAt;
@@ -297,7 +241,7 @@ class GrepRun {
         await new Promise((resolve) => setTimeout(resolve, 0));
         this.#sliceStarted = performance.now();
       }
-      const text = workspace.withReader(repo, (db) => fileText(db, file.id)).value;
+      const text = workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
       const { literals, tokens } = this.#options.compiled;
       if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) continue;
       const stopped = this.#searchFile(repo, file, text, stopAt);
@@ -306,20 +250,11 @@ class GrepRun {
     return true;
   }
 
-  #candidateFiles(db: DatabaseSync, repo: Repository): CandidateFile[] {
-    const { language, pathFilter, context } = this.#options;
-    const rows =
-      (this.#expression === null
-        ? db.prepare("SELECT id, path, content_hash FROM source_files ORDER BY path").all()
-        : db.prepare(
-          `SELECT f.id AS id, f.path AS path, f.content_hash AS content_hash FROM source_trigram
-           JOIN source_files f ON f.id = source_trigram.rowid
-          WHERE source_trigram MATCH ? ORDER BY f.path`,
-        ).all(this.#expression)) as unknown as CandidateFile[];
-    const files = rows.filter((row) =>
-      grepLanguageForPath(row.path) === language &&
-      (!pathFilter || pathFilter(row.path)) &&
-      (!context.allowPath || context.allowPath(repo.name, row.path))
+  #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
+    const { language, scope } = this.#options;
+    const files = reader.trigramCandidates(this.#expression).filter((row) =>
+      grepLanguageForPath(row.path) === language && scope.matchesPaths(row.path) &&
+      scope.allowPath(repo.name, row.path)
     );
     this.filesConsidered += files.length;
     return files;
@@ -330,11 +265,11 @@ class GrepRun {
     repo: Repository,
     file: CandidateFile,
     text: string,
-    stopAt: GrepCursor,
+    stopAt: GrepPosition,
   ): boolean {
     const { parser, compiled, language, deadline } = this.#options;
     const path = file.path;
-    const key = regionKey(repo.location.databasePath, path, file.content_hash);
+    const key = regionKey(repo.location.databasePath, path, file.contentHash);
     let tree: Tree | null = null;
     const statements = compiled.rootKind === null
       ? undefined
@@ -366,23 +301,24 @@ class GrepRun {
         limit: stopAt.skip + room,
         shouldStop: () => performance.now() > deadline,
       });
-      const lines = lineStarts(text);
+      const lines = new LineIndex(text);
       let returned = stopAt.skip;
       for (const match of matches.slice(stopAt.skip)) {
-        const hit = toHit(match.node, match.bindings, { repo, path, text, lines, language });
-        const tokens = Math.ceil(JSON.stringify(hit).length / 4);
-        if (this.results.length > 0 && this.#tokens + tokens > this.#options.tokenBudget) {
-          this.limitations.push("token_budget reached: continue with next_cursor");
+        const hit = toHit(match.node, match.bindings, { repo, path, lines, language });
+        if (!this.#page.offer(hit)) {
           this.next = { ...stopAt, skip: returned };
           return true;
         }
-        this.#tokens += tokens;
-        this.results.push(hit);
         returned++;
+        if (this.#page.stoppedBy === "token_budget") {
+          // The first hit alone was over the budget (cut to fit): the page ends after it.
+          this.next = { ...stopAt, skip: returned };
+          return true;
+        }
       }
       if (stopped) {
         if (performance.now() > deadline) {
-          this.limitations.push(
+          this.#limitations.push(
             "the time budget ran out: the answer is partial; continue with next_cursor",
           );
         }
@@ -412,41 +348,6 @@ function statementRanges(
   return lexed ? { ranges: lexed, guessed: true } : undefined;
 }
 
-function fileText(db: DatabaseSync, id: number): string | null {
-  const row = db.prepare("SELECT text FROM source_files WHERE id = ?").get(id) as
-    | { text: string }
-    | undefined;
-  return row?.text ?? null;
-}
-
-/** Offsets where each line of a text starts. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-/** A 1-based line and column (UTF-16 code units, as LSP counts by default) of an offset. */
-function positionOf(lines: number[], offset: number): { line: number; col: number } {
-  let low = 0;
-  let high = lines.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (lines[mid] <= offset) low = mid;
-    else high = mid - 1;
-  }
-  return { line: low + 1, col: offset - lines[low] + 1 };
-}
-
-/** Lines `start..end` (1-based) of a text, at most 40, as `sliceLines` cuts them, without a split. */
-function snippetOf(text: string, lines: number[], start: number, end: number): string {
-  const last = Math.min(end, start + SNIPPET_LINES - 1, lines.length);
-  const to = last < lines.length ? lines[last] - 1 : text.length;
-  return text.slice(lines[start - 1], Math.max(lines[start - 1], to));
-}
-
-const SNIPPET_LINES = 40;
-
 interface Range {
   start_line: number;
   start_col: number;
@@ -454,16 +355,16 @@ interface Range {
   end_col: number;
 }
 
-function rangeOf(lines: number[], start: number, end: number): Range {
-  const from = positionOf(lines, start);
-  const to = positionOf(lines, end);
+function rangeOf(lines: LineIndex, start: number, end: number): Range {
+  const from = lines.position(start);
+  const to = lines.position(end);
   return { start_line: from.line, start_col: from.col, end_line: to.line, end_col: to.col };
 }
 
 function toHit(
   node: Node,
   bindings: Bindings,
-  file: { repo: Repository; path: string; text: string; lines: number[]; language: GrepLanguage },
+  file: { repo: Repository; path: string; lines: LineIndex; language: GrepLanguage },
 ): ResultHit {
   const range = rangeOf(file.lines, node.startIndex, node.endIndex);
   const captured: Record<string, unknown> = {};
@@ -476,7 +377,7 @@ function toHit(
     const start = nodes[0].startIndex;
     const end = nodes[nodes.length - 1].endIndex;
     captured[name] = {
-      text: file.text.slice(start, end),
+      text: file.lines.text.slice(start, end),
       ...rangeOf(file.lines, start, end),
       ...(binding.kind === "multi" ? { nodes: nodes.filter((n) => n.isNamed).length } : {}),
     };
@@ -495,7 +396,7 @@ function toHit(
     language: file.language.language,
     source_kind: "local",
     score: 1,
-    snippet: snippetOf(file.text, file.lines, range.start_line, range.end_line),
+    snippet: file.lines.slice(range.start_line, range.end_line),
     bindings: captured,
   };
 }

@@ -30,7 +30,8 @@ export interface LiveHit {
 
 /**
  * Searches the working tree directly when the target is missing or damaged
- * (SPEC §5): windows of lines scored by query-term hits. Approximate by design.
+ * (so a search never waits for a rebuild): windows of lines scored by query-term
+ * hits. Approximate by design.
  */
 export function liveScan(
   repo: Repository,

@@ -1,15 +1,16 @@
 /**
- * Navigation actions over the relation graph (SPEC §7, §9): definition,
- * references, callers, callees, impact and neighborhood. Each answer is
- * resolved at query time over the caller's scope; nothing is persisted.
+ * Navigation actions over the relation graph: definition, references,
+ * callers, callees, impact and neighborhood. Each answer is resolved at query
+ * time over the caller's scope; nothing is persisted.
  */
-import picomatch from "picomatch";
-import type { Envelope, ResultHit } from "../protocol/types.ts";
+import type { MethodParams } from "../protocol/methods.ts";
+import type { Envelope, NavigationData, ResultHit } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
-import type { Workspace } from "../workspace/workspace.ts";
 import { normaliseRequestPath } from "../workspace/workspace.ts";
-import type { ActionContext } from "./context.ts";
+import type { RequestScope } from "../workspace/scope.ts";
+import { sliceLines } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
+import { isOffset, issueCursor, pageOf, readCursor } from "./paging.ts";
 import { ScopeStore } from "../resolver/store.ts";
 import { ModuleResolver } from "../resolver/modules.ts";
 import { Resolver } from "../resolver/resolve.ts";
@@ -41,21 +42,8 @@ export type NavigationAction =
   | "impact"
   | "neighborhood";
 
-export interface NavigationParams {
-  symbol?: string;
-  path?: string;
-  line?: number;
-  column?: number;
-  diff?: boolean;
-  depth?: number;
-  format?: "list" | "mermaid";
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-  cursor?: string;
-  token_budget?: number;
-}
+/** The params of every navigation action (impact's are the widest: it also takes `diff`). */
+export type NavigationParams = MethodParams<"impact">;
 
 /** Hops a traversal may take; deeper requests are clamped and told so. */
 export const MAX_DEPTH = 10;
@@ -68,25 +56,20 @@ const DEFAULT_DEPTH: Record<NavigationAction, number> = {
   neighborhood: 1,
 };
 const DEFAULT_LIMIT = 50;
+/** Nodes a walk may reach when filters thin out its hits. */
+const MAX_WALK_NODES = 10_000;
 const CALLS = new Set(["calls"]);
 
-/** Navigation over the relation graph (SPEC §9). */
+/** Navigation over the relation graph, resolved over each repository's resolver scope. */
 export async function navigate(
-  workspace: Workspace,
+  scope: RequestScope,
   action: NavigationAction,
   params: NavigationParams,
-  context: ActionContext,
-): Promise<Envelope> {
-  const store = new ScopeStore(workspace, context);
+): Promise<Envelope<NavigationData>> {
+  const { workspace } = scope;
+  const store = new ScopeStore(scope);
   const resolver = new Resolver(store, new ModuleResolver(store));
   const limitations: string[] = [];
-  if (params.repo !== undefined && !store.repository(params.repo)) {
-    // An invisible repository is answered exactly like an absent one.
-    throw new WireError(
-      "RepositoryNotFound",
-      `Repository '${params.repo}' is not in the workspace`,
-    );
-  }
   const path = params.path === undefined ? undefined : normaliseRequestPath(params.path);
   let depth = params.depth ?? DEFAULT_DEPTH[action];
   if (depth > MAX_DEPTH) {
@@ -94,8 +77,14 @@ export async function navigate(
     depth = MAX_DEPTH;
   }
   const limit = params.limit ?? DEFAULT_LIMIT;
-  const offset = decodeCursor(params.cursor, store);
-  const searchRepos = params.repo ? [params.repo] : store.visibleNames();
+  // A cursor is bound to every visible repository: the resolver may read any of them.
+  const binding = {
+    action,
+    params: { ...params },
+    repositories: repositoryStates(workspace, scope.visible),
+  };
+  const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
+  const searchRepos = scope.repositories.map((repo) => repo.name);
 
   let subject: Subject;
   if (action === "impact" && params.diff) {
@@ -128,14 +117,26 @@ export async function navigate(
   if (subject.roots.length === 0 || action === "definition") {
     definitionAnswer(answer, subject, store);
   } else {
-    const result = traverse(resolver, {
-      roots: subject.roots,
-      direction: action === "callees" ? "out" : action === "neighborhood" ? "both" : "in",
-      kinds: action === "callers" || action === "callees" ? CALLS : null,
-      depth: action === "references" ? 1 : depth,
-      limit: offset + limit + 1,
-      selfUses: action === "references",
-    });
+    const walk = (nodes: number) =>
+      traverse(resolver, {
+        roots: subject.roots,
+        direction: action === "callees" ? "out" : action === "neighborhood" ? "both" : "in",
+        kinds: action === "callers" || action === "callees" ? CALLS : null,
+        depth: action === "references" ? 1 : depth,
+        limit: nodes,
+        selfUses: action === "references",
+      });
+    let nodes = offset + limit + 1;
+    let result = walk(nodes);
+    // A walk cut short whose hits the `paths`/`language` filters thin out goes further, so a
+    // page is never empty only because the walk stopped early.
+    while (
+      result.cut && nodes < MAX_WALK_NODES &&
+      keptSites(result, action, scope) <= offset + limit
+    ) {
+      nodes = Math.min(MAX_WALK_NODES, nodes * 4);
+      result = walk(nodes);
+    }
     graphAnswer(answer, { action, subject, result, store, limitations });
     if (params.format === "mermaid" && (action === "impact" || action === "neighborhood")) {
       answer.data.mermaid = mermaidDiagram(subject.roots, result.reached);
@@ -151,24 +152,22 @@ export async function navigate(
   }
 
   // Filters on the answer (never on the resolver's scope), then paging and budget.
-  const pathFilter = params.paths?.length ? picomatch(params.paths, { dot: true }) : null;
-  let results = answer.results.filter((hit) =>
-    (!pathFilter || pathFilter(hit.path)) && (!params.language || hit.language === params.language)
+  const kept = answer.results.filter((hit) =>
+    scope.matchesPaths(hit.path) && scope.matchesLanguage(hit.language)
   );
-  const total = results.length;
-  results = results.slice(offset, offset + limit);
-  let truncated = total > offset + results.length || answer.data.cut === true;
-  if (params.token_budget !== undefined) {
-    const fitted = fitToBudget(results, params.token_budget);
-    if (fitted.length < results.length) {
-      truncated = true;
-      limitations.push(`answer cut to fit token_budget ${params.token_budget}`);
-    }
-    results = fitted;
+  const page = pageOf(kept, { offset, limit, tokenBudget: params.token_budget });
+  limitations.push(...page.limitations);
+  const results = page.results;
+  // A walk cut at its node limit may hold more beyond this page even when the list does not.
+  const cut = answer.data.cut === true;
+  const next = page.next ?? (cut && results.length > 0 ? offset + results.length : null);
+  if (cut && next === null) {
+    limitations.push(
+      `the walk stopped at ${MAX_WALK_NODES} nodes: narrow 'paths', 'language' or 'depth' to see more`,
+    );
   }
-  const nextCursor = truncated && total > offset + results.length
-    ? encodeCursor(offset + results.length, store)
-    : null;
+  const truncated = next !== null || cut;
+  const nextCursor = next === null ? null : issueCursor(binding, next);
   answer.data.rows_read = store.rowsRead;
   const repos = [...new Set([...subject.scopeRepos, ...searchRepos])]
     .map((name) => store.repository(name)).filter((r) => r !== null);
@@ -231,7 +230,7 @@ function definitionHit(symbol: SymbolRecord, store: ScopeStore): ResultHit {
     language: symbol.language,
     source_kind: "local",
     score: 1,
-    snippet: lines(text, symbol.startLine, Math.min(symbol.endLine, symbol.startLine + 11)),
+    snippet: sliceLines(text, symbol.startLine, symbol.endLine, 12),
     name: symbol.name,
     start_column: symbol.startCol,
   };
@@ -359,7 +358,7 @@ function siteHit(edge: GraphEdge, store: ScopeStore): ResultHit {
     language: r.language,
     source_kind: "local",
     score: 0,
-    snippet: lines(text, r.startLine, Math.min(r.endLine, r.startLine + 2)),
+    snippet: sliceLines(text, r.startLine, r.endLine, 3),
   };
 }
 
@@ -478,49 +477,16 @@ async function diffSubject(
   };
 }
 
-function lines(text: string, start: number, end: number): string {
-  return text.split("\n").slice(start - 1, end).join("\n");
-}
-
-function fitToBudget(results: ResultHit[], budget: number): ResultHit[] {
-  const out: ResultHit[] = [];
-  let used = 0;
-  for (const hit of results) {
-    const cost = Math.ceil(JSON.stringify(hit).length / 4);
-    if (used + cost > budget && out.length > 0) break;
-    if (used + cost > budget) break;
-    used += cost;
-    out.push(hit);
+/** How many hits a walk gives that the request's `paths` and `language` filters keep. */
+function keptSites(result: TraversalResult, action: NavigationAction, scope: RequestScope): number {
+  let count = 0;
+  for (const entry of result.reached) {
+    for (const edge of action === "references" ? [entry.edge, ...entry.sites] : [entry.edge]) {
+      const r = edge.relation;
+      if (scope.matchesPaths(r.path) && scope.matchesLanguage(r.language)) count++;
+    }
   }
-  return out;
-}
-
-function generationKey(store: ScopeStore): string {
-  return store.visibleNames().sort().map((name) => `${name}:${store.generation(name)}`).join(",");
-}
-
-function encodeCursor(offset: number, store: ScopeStore): string {
-  return btoa(JSON.stringify({ o: offset, g: generationKey(store) }));
-}
-
-function decodeCursor(cursor: string | undefined, store: ScopeStore): number {
-  if (cursor === undefined) return 0;
-  let parsed: { o?: unknown; g?: unknown };
-  try {
-    parsed = JSON.parse(atob(cursor));
-  } catch {
-    throw new WireError("InvalidParams", "Cannot read cursor: it is not a cursor of this action");
-  }
-  if (typeof parsed.o !== "number" || !Number.isInteger(parsed.o) || parsed.o < 0) {
-    throw new WireError("InvalidParams", "Cannot read cursor: it is not a cursor of this action");
-  }
-  if (parsed.g !== generationKey(store)) {
-    throw new WireError(
-      "InvalidParams",
-      "Cannot continue cursor: the index changed since it was issued",
-    );
-  }
-  return parsed.o;
+  return count;
 }
 
 export type { Evidence };

@@ -1,5 +1,5 @@
 /**
- * The result cache of SPEC §7: a bounded LRU of answers keyed by (action,
+ * The answer cache: a bounded LRU of answers keyed by (action,
  * parameters, agent scope, generations). An unchanged index answers a repeated
  * query without work; a new generation (or HEAD) of any visible repository
  * changes the key, so stale answers are never served and simply age out.
@@ -8,7 +8,7 @@ import type { Envelope } from "../protocol/types.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { ActionContext } from "./context.ts";
 import { repositoryStates, traceId } from "./envelope.ts";
-import { visibleRepositories } from "./context.ts";
+import { visibleRepositories } from "../workspace/scope.ts";
 
 /** Actions whose answer depends only on their params, the scope and the committed index. */
 export const CACHEABLE_ACTIONS: ReadonlySet<string> = new Set([

@@ -1,13 +1,12 @@
-import type { DatabaseSync } from "node:sqlite";
-import picomatch from "picomatch";
 import { analyzeQuery, pathMatchesMention, type QueryAnalysis } from "../engine/query.ts";
 import { codeTerms } from "../engine/tokenizer.ts";
 import { HASH_MODEL_ID, hashVector } from "../engine/vector.ts";
 import { WireError } from "../protocol/errors.ts";
-import { LIMITS } from "../protocol/methods.ts";
-import type { Confidence, Envelope, ResultHit, SourceKind } from "../protocol/types.ts";
-import { readMeta } from "../store/target.ts";
+import { LIMITS, type MethodParams } from "../protocol/methods.ts";
+import type { Confidence, Envelope, ResultHit, SearchData, SourceKind } from "../protocol/types.ts";
+import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { lexicalMatches, selectTerms } from "../search/lexical.ts";
 import { confidenceFeatures, confidenceOf } from "../search/confidence.ts";
 import {
@@ -20,20 +19,13 @@ import {
   type Strategy,
 } from "../search/rank.ts";
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
-import { embeddingConfig, embedTexts, providerModelId } from "../search/embeddings.ts";
-import { envelope, repositoryStates, sliceLines } from "./envelope.ts";
+import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
+import { sliceLines } from "../engine/lines.ts";
+import { envelope, repositoryStates } from "./envelope.ts";
+import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveScan } from "./live_scan.ts";
-import type { ActionContext } from "./context.ts";
 
-export interface SearchParams {
-  query: string;
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-  strategy?: Strategy;
-  kind?: "local" | "dependency" | "doc" | "all";
-}
+export type SearchParams = MethodParams<"search">;
 
 /** The strategy when none is asked for (chosen by `deno task eval`). */
 export const DEFAULT_STRATEGY: Strategy = "hybrid";
@@ -49,15 +41,15 @@ interface RepositoryAnswer {
 }
 
 /**
- * Ranked chunks for an identifier, a phrase or a whole issue text (SPEC §8):
+ * Ranked chunks for an identifier, a phrase or a whole issue text:
  * weighted bm25 and hashing-vector cosine fused, with symbol-name, path,
  * mention and definition signals, grouped so one file does not flood the list.
  */
 export async function search(
-  workspace: Workspace,
+  scope: RequestScope,
   params: SearchParams,
-  context: ActionContext = {},
-): Promise<Envelope> {
+): Promise<Envelope<SearchData>> {
+  const { workspace } = scope;
   if (typeof params.query !== "string" || params.query.trim() === "") {
     throw new WireError("InvalidParams", "search needs a non-empty 'query'");
   }
@@ -67,7 +59,10 @@ export async function search(
   const strategy = params.strategy ?? DEFAULT_STRATEGY;
   const kind = params.kind ?? "local";
   const limit = params.limit ?? 10;
-  const repos = visibleSelection(workspace, params.repo, context);
+  const repos = scope.repositories;
+  const states = repositoryStates(workspace, repos);
+  const binding = { action: "search", params: { ...params }, repositories: states };
+  const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const analysis = analyzeQuery(params.query);
   const limitations: string[] = [];
   const backend = strategy === "hybrid" ? "fts+vector" : strategy === "vector" ? "vector" : "fts";
@@ -76,7 +71,7 @@ export async function search(
       action: "search",
       results: [],
       provenance: { backend, confidence: "weak" },
-      repositories: repositoryStates(workspace, repos),
+      repositories: states,
       limitations: [...limitations, reason],
     });
   if (kind === "dependency") {
@@ -85,14 +80,8 @@ export async function search(
   if (analysis.terms.length === 0 && analysis.paths.length === 0) {
     return empty("the query has no searchable terms");
   }
-  const pathFilter = params.paths && params.paths.length > 0
-    ? picomatch(params.paths, { dot: true })
-    : null;
   const allowPath = (repo: Repository, path: string, language: string | null) =>
-    (!pathFilter || pathFilter(path)) &&
-    (!params.language || language === params.language) &&
-    (kind !== "doc" || isDocPath(path, language)) &&
-    (!context.allowPath || context.allowPath(repo.name, path));
+    scope.accepts(repo.name, path, language) && (kind !== "doc" || isDocPath(path, language));
   const ranked: RepositoryAnswer["ranked"] = [];
   const fallbacks: string[] = [];
   const providerProblems: string[] = [];
@@ -103,14 +92,14 @@ export async function search(
   for (const repo of repos) {
     const answer = workspace.withReader(
       repo,
-      (db) => rankRepository(db, repo, { analysis, strategy, limit, allowPath, vectors }),
+      (reader) => rankRepository(reader, repo, { analysis, strategy, limit, allowPath, vectors }),
     );
     if (answer.problem) {
       fallbacks.push(`${repo.name}: target ${answer.problem}`);
       const terms = analysis.terms.map((term) => term.term);
       const scan = liveScan(repo, {
         terms,
-        limit,
+        limit: offset + limit,
         pathFilter: (path) => allowPath(repo, path, null),
       });
       for (const [i, hit] of scan.entries()) {
@@ -144,13 +133,12 @@ export async function search(
   const ordered = repos.length === 1
     ? ranked
     : [...ranked].sort((a, b) => a.round - b.round || b.score - a.score);
-  const page = ordered.slice(0, limit);
   const termSet = new Set(analysis.terms.map((term) => term.term));
-  const results: ResultHit[] = page.map(({ chunk, repo, file, score }) => {
+  const hitOf = ({ chunk, repo, file, score }: RepositoryAnswer["ranked"][number]): ResultHit => {
     const key = `${repo.name}\0${chunk.path}`;
     let text = texts.get(key);
     if (text === undefined) {
-      text = workspace.withReader(repo, (db) => fileText(db, chunk.path)).value ?? "";
+      text = workspace.withReader(repo, (reader) => reader.fileText(chunk.path)).value ?? "";
       texts.set(key, text);
     }
     const snippet = sliceLines(text, chunk.startLine, chunk.endLine);
@@ -169,7 +157,13 @@ export async function search(
       snippet,
       match_line: firstMatchingLine(snippet, termSet, chunk.startLine),
     };
-  });
+  };
+  // Hits are built (snippets cut) only for the page: at most `limit`, within the token budget.
+  const fitter = new PageFitter({ limit, tokenBudget: params.token_budget });
+  let end = offset;
+  while (end < ordered.length && fitter.open && fitter.offer(hitOf(ordered[end]))) end++;
+  const results = fitter.results;
+  const next = end < ordered.length ? end : null;
   const scanned = fallbacks.length > 0;
   const reasons = [...fallbacks, ...providerProblems];
   const confidence: Confidence = scanned ? "weak" : confidenceOf(ordered);
@@ -187,30 +181,13 @@ export async function search(
       fallback_reason: reasons.length > 0 ? reasons.join("; ") : null,
       fresh: !scanned,
     },
-    repositories: repositoryStates(workspace, repos),
-    limitations: [...new Set(limitations)],
-    truncated: ordered.length > results.length,
+    repositories: states,
+    limitations: [...new Set([...limitations, ...fitter.limitations])],
+    truncated: next !== null,
+    nextCursor: next === null ? null : issueCursor(binding, next),
     // What the confidence label was computed from, for calibration and for callers that rank.
     data: { confidence_features: confidenceFeatures(ordered) },
   });
-}
-
-/** The repositories a request addresses among those the caller may see (others are not found). */
-function visibleSelection(
-  workspace: Workspace,
-  name: string | undefined,
-  context: ActionContext,
-): Repository[] {
-  const visible = (repo: Repository) =>
-    !context.repositories || context.repositories.has(repo.name);
-  if (name) {
-    const found = workspace.repositories.filter((repo) => repo.name === name && visible(repo));
-    if (found.length === 0) {
-      throw new WireError("RepositoryNotFound", `Repository '${name}' is not in the workspace`);
-    }
-    return found;
-  }
-  return workspace.select().filter(visible);
 }
 
 /** The query's vectors: always the hashing one, and the provider's when it answered. */
@@ -258,36 +235,8 @@ async function queryVector(
   return { hashing, provider: { model, vector }, problems };
 }
 
-interface FileTable {
-  generation: number;
-  files: Map<number, RankFile>;
-  chunks: number;
-}
-
-const fileTables = new Map<string, FileTable>();
-
-/** Every file's path and language, and the chunk count, read once per generation. */
-function fileTable(db: DatabaseSync, key: string, generation: number): FileTable {
-  const cached = fileTables.get(key);
-  if (cached && cached.generation === generation) return cached;
-  const rows = db.prepare("SELECT id, path, language FROM source_files").all() as {
-    id: number;
-    path: string;
-    language: string | null;
-  }[];
-  const chunks = (db.prepare("SELECT count(*) AS n FROM source_chunks").get() as { n: number }).n;
-  const table: FileTable = {
-    generation,
-    files: new Map(rows.map((row) => [row.id, { path: row.path, language: row.language }])),
-    chunks: Number(chunks),
-  };
-  fileTables.set(key, table);
-  if (fileTables.size > 16) fileTables.delete(fileTables.keys().next().value!);
-  return table;
-}
-
 function rankRepository(
-  db: DatabaseSync,
+  reader: TargetReader,
   repo: Repository,
   options: {
     analysis: QueryAnalysis;
@@ -298,8 +247,7 @@ function rankRepository(
   },
 ): { ranked: RepositoryAnswer["ranked"]; limitations: string[] } {
   const { analysis, strategy } = options;
-  const generation = Number(readMeta(db, "generation") ?? "0");
-  const table = fileTable(db, repo.location.databasePath, generation);
+  const table = reader.fileTable();
   const allowed = new Map<number, boolean>();
   // Hidden and filtered files are dropped before anything is scored or counted.
   const allowFile = (fileId: number): boolean => {
@@ -311,23 +259,22 @@ function rankRepository(
     }
     return ok;
   };
-  const selected = selectTerms(db, analysis.terms, Math.max(1, table.chunks));
+  const selected = selectTerms(reader, analysis.terms, Math.max(1, table.chunks));
   const termIdf = new Map(selected.map((term) => [term.term, term.idf]));
   const limitations: string[] = [];
 
-  const lexical = strategy === "vector" ? new Map() : lexicalMatches(db, selected, allowFile);
+  const lexical = strategy === "vector" ? new Map() : lexicalMatches(reader, selected, allowFile);
   const lexicalTop = [...lexical.entries()].sort((a, b) => b[1].score - a[1].score).slice(
     0,
     LEXICAL_POOL,
   );
   const vectorScores = new Map<number, number>();
   if (options.vectors) {
-    const key = repo.location.databasePath;
-    let index = vectorIndexFor(db, { key, generation, model: HASH_MODEL_ID });
+    let index = vectorIndexFor(reader, HASH_MODEL_ID);
     let query = options.vectors.hashing;
     const provider = options.vectors.provider;
     if (provider) {
-      const providerIndex = vectorIndexFor(db, { key, generation, model: provider.model });
+      const providerIndex = vectorIndexFor(reader, provider.model);
       if (providerIndex.dimensions === provider.vector.length) {
         index = providerIndex;
         query = provider.vector;
@@ -346,15 +293,15 @@ function rankRepository(
       vectorScores.set(hit.chunkId, hit.score);
     }
   }
-  const { definitions, pinned } = definitionSignals(db, analysis, allowFile);
-  for (const chunkId of mentionedChunks(db, analysis, table, allowFile)) pinned.add(chunkId);
+  const { definitions, pinned } = definitionSignals(reader, analysis, allowFile);
+  for (const chunkId of mentionedChunks(reader, analysis, table, allowFile)) pinned.add(chunkId);
 
   const ids = new Set<number>([
     ...lexicalTop.map(([id]) => id),
     ...vectorScores.keys(),
     ...pinned,
   ]);
-  const chunks = chunkRows(db, [...ids]).filter((chunk) => allowFile(chunk.fileId));
+  const chunks: RankChunk[] = reader.chunks([...ids]).filter((chunk) => allowFile(chunk.fileId));
   for (const chunk of chunks) {
     const match = lexical.get(chunk.id);
     if (match) {
@@ -389,34 +336,26 @@ function rankRepository(
  * rare the name is, and the chunks holding those definitions.
  */
 function definitionSignals(
-  db: DatabaseSync,
+  reader: TargetReader,
   analysis: QueryAnalysis,
   allowFile: (fileId: number) => boolean,
 ): { definitions: Map<number, number>; pinned: Set<number> } {
   const definitions = new Map<number, number>();
   const pinned = new Set<number>();
   if (analysis.identifiers.length === 0) return { definitions, pinned };
-  const rows = db.prepare(
-    `SELECT s.name AS name, s.file_id AS file_id, s.start_line AS line
-       FROM code_symbols s WHERE s.name IN (SELECT value FROM json_each(?))`,
-  ).all(JSON.stringify(analysis.identifiers)) as { name: string; file_id: number; line: number }[];
-  const byName = new Map<string, typeof rows>();
-  for (const row of rows) {
-    if (!allowFile(row.file_id)) continue;
-    if (!byName.has(row.name)) byName.set(row.name, []);
-    byName.get(row.name)!.push(row);
+  const byName = new Map<string, DefinitionSite[]>();
+  for (const site of reader.definitionSites(analysis.identifiers)) {
+    if (!allowFile(site.fileId)) continue;
+    if (!byName.has(site.name)) byName.set(site.name, []);
+    byName.get(site.name)!.push(site);
   }
-  const chunkAt = db.prepare(
-    `SELECT id FROM source_chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ?
-      ORDER BY end_line - start_line LIMIT 1`,
-  );
   for (const defs of byName.values()) {
     if (defs.length > MAX_DEFINITIONS) continue;
     const weight = 1 / Math.sqrt(defs.length);
     for (const def of defs) {
-      definitions.set(def.file_id, (definitions.get(def.file_id) ?? 0) + weight);
-      const chunk = chunkAt.get(def.file_id, def.line, def.line) as { id: number } | undefined;
-      if (chunk) pinned.add(chunk.id);
+      definitions.set(def.fileId, (definitions.get(def.fileId) ?? 0) + weight);
+      const chunk = reader.chunkAt(def.fileId, def.line);
+      if (chunk !== null) pinned.add(chunk);
     }
   }
   return { definitions, pinned };
@@ -424,68 +363,24 @@ function definitionSignals(
 
 /** Chunks at the lines of files a query names with a line (traceback frames). */
 function mentionedChunks(
-  db: DatabaseSync,
+  reader: TargetReader,
   analysis: QueryAnalysis,
   table: FileTable,
   allowFile: (fileId: number) => boolean,
 ): number[] {
   const withLine = analysis.paths.filter((mention) => mention.line !== null);
   if (withLine.length === 0) return [];
-  const chunkAt = db.prepare(
-    `SELECT id FROM source_chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ?
-      ORDER BY end_line - start_line LIMIT 1`,
-  );
   const basenames = new Set(withLine.map((mention) => mention.path.split("/").pop()!));
   const found: number[] = [];
   for (const [fileId, file] of table.files) {
     if (!basenames.has(file.path.split("/").pop()!) || !allowFile(fileId)) continue;
     for (const mention of withLine) {
       if (pathMatchesMention(file.path, mention.path) < 1) continue;
-      const chunk = chunkAt.get(fileId, mention.line!, mention.line!) as { id: number } | undefined;
-      if (chunk) found.push(chunk.id);
+      const chunk = reader.chunkAt(fileId, mention.line!);
+      if (chunk !== null) found.push(chunk);
     }
   }
   return found;
-}
-
-function chunkRows(db: DatabaseSync, ids: number[]): RankChunk[] {
-  if (ids.length === 0) return [];
-  const rows = db.prepare(
-    `SELECT id, file_id, start_line, end_line, kind, symbol_path FROM source_chunks
-      WHERE id IN (SELECT value FROM json_each(?))`,
-  ).all(JSON.stringify(ids)) as {
-    id: number;
-    file_id: number;
-    start_line: number;
-    end_line: number;
-    kind: string;
-    symbol_path: string | null;
-  }[];
-  const paths = new Map<number, string>();
-  const pathOf = db.prepare("SELECT path FROM source_files WHERE id = ?");
-  return rows.map((row) => {
-    let path = paths.get(row.file_id);
-    if (path === undefined) {
-      path = (pathOf.get(row.file_id) as { path: string } | undefined)?.path ?? "";
-      paths.set(row.file_id, path);
-    }
-    return {
-      id: row.id,
-      fileId: row.file_id,
-      path,
-      startLine: row.start_line,
-      endLine: row.end_line,
-      kind: row.kind,
-      symbolPath: row.symbol_path,
-    };
-  });
-}
-
-function fileText(db: DatabaseSync, path: string): string {
-  const row = db.prepare("SELECT text FROM source_files WHERE path = ?").get(path) as
-    | { text: string }
-    | undefined;
-  return row?.text ?? "";
 }
 
 /** The 1-based line of the first line in a snippet that holds a query term. */

@@ -1,54 +1,32 @@
-import type { DatabaseSync } from "node:sqlite";
-import type { Envelope } from "../protocol/types.ts";
-import { readMeta } from "../store/target.ts";
+import type { Envelope, RefreshData, RepositoryStatus, StatusData } from "../protocol/types.ts";
+
+/** The status of one repository (a wire value; it lives in `src/protocol/types.ts`). */
+export type { RepositoryStatus } from "../protocol/types.ts";
+import type { TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
-import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
+import type { RefreshReport } from "../indexer/refresh.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
-import type { ActionContext } from "./context.ts";
+import { tokenCost } from "./paging.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
 
-export interface RepositoryStatus {
-  name: string;
-  root: string;
-  target: string;
-  state: "ready" | "missing" | "corrupt" | "schema_mismatch" | "pipeline_mismatch";
-  refreshing: boolean;
-  generation: number;
-  head: string | null;
-  files: number;
-  chunks: number;
-  symbols: number;
-  relations: number;
-  bytes: number;
-  target_bytes: number;
-  languages: Record<string, number>;
-  capabilities: Record<string, number>;
-  errors: {
-    count: number;
-    by_stage: Record<string, number>;
-    sample: { path: string; stage: string; message: string }[];
-  };
-  skipped: Record<string, number>;
-  limitations: string[];
-  backends: Record<string, string>;
-  last_refresh: unknown;
-}
-
-/** Per-repository state of the index (SPEC §7 `status`). */
+/** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
 export function status(
-  workspace: Workspace,
-  params: { repo?: string },
-  context: ActionContext = {},
-): Envelope {
-  const repos = workspace.select(params.repo);
+  scope: RequestScope,
+  params: { token_budget?: number } = {},
+): Envelope<StatusData> {
+  const { workspace } = scope;
+  const repos = scope.repositories;
   const statuses = repos.map((repo) => {
-    const allowPath = context.allowPath;
-    if (!allowPath || !context.pathRestricted?.(repo.name)) {
-      return repositoryStatus(workspace, repo);
-    }
-    return restrictedStatus(workspace, repo, (path) => allowPath(repo.name, path));
+    if (!scope.pathRestricted(repo.name)) return repositoryStatus(workspace, repo);
+    return restrictedStatus(workspace, repo, (path) => scope.allowPath(repo.name, path));
   });
   const limitations = statuses.flatMap((s) => s.limitations.map((l) => `${s.name}: ${l}`));
+  if (params.token_budget !== undefined && shortenSamples(statuses, params.token_budget)) {
+    limitations.push(
+      `error samples shortened to fit token_budget ${params.token_budget} (errors.count is whole)`,
+    );
+  }
   return envelope({
     action: "status",
     results: [],
@@ -87,7 +65,7 @@ function repositoryStatus(workspace: Workspace, repo: Repository): RepositorySta
     },
     last_refresh: workspace.lastReport(repo),
   };
-  const answer = workspace.withReader(repo, (db) => fill(db, base));
+  const answer = workspace.withReader(repo, (reader) => fill(reader, base));
   if (answer.problem) return { ...base, state: answer.problem };
   return answer.value;
 }
@@ -120,24 +98,11 @@ function restrictedStatus(
     last_refresh: null,
   };
   if (full.state !== "ready") return base;
-  const answer = workspace.withReader(repo, (db) => {
-    const perFile = (table: string) =>
-      new Map(
-        (db.prepare(`SELECT file_id AS id, count(*) AS n FROM ${table} GROUP BY file_id`)
-          .all() as { id: number; n: number }[]).map((row) => [row.id, Number(row.n)]),
-      );
-    const chunks = perFile("source_chunks");
-    const symbols = perFile("code_symbols");
-    const relations = perFile("code_relations");
-    const files = db.prepare(
-      "SELECT id, path, language, capability, size FROM source_files",
-    ).all() as {
-      id: number;
-      path: string;
-      language: string | null;
-      capability: string;
-      size: number;
-    }[];
+  const answer = workspace.withReader(repo, (reader) => {
+    const chunks = reader.perFileCounts("chunks");
+    const symbols = reader.perFileCounts("symbols");
+    const relations = reader.perFileCounts("relations");
+    const files = reader.fileTable().files.values();
     const status = {
       ...base,
       languages: {} as Record<string, number>,
@@ -146,7 +111,7 @@ function restrictedStatus(
     for (const file of files) {
       if (!allowPath(file.path)) continue;
       status.files++;
-      status.bytes += Number(file.size);
+      status.bytes += file.size;
       status.chunks += chunks.get(file.id) ?? 0;
       status.symbols += symbols.get(file.id) ?? 0;
       status.relations += relations.get(file.id) ?? 0;
@@ -154,9 +119,7 @@ function restrictedStatus(
       status.languages[language] = (status.languages[language] ?? 0) + 1;
       status.capabilities[file.capability] = (status.capabilities[file.capability] ?? 0) + 1;
     }
-    const errors = (db.prepare("SELECT path, stage, message FROM index_errors ORDER BY path")
-      .all() as { path: string; stage: string; message: string }[])
-      .filter((error) => allowPath(error.path));
+    const errors = reader.indexErrors().filter((error) => allowPath(error.path));
     const byStage: Record<string, number> = {};
     for (const error of errors) byStage[error.stage] = (byStage[error.stage] ?? 0) + 1;
     status.errors = { count: errors.length, by_stage: byStage, sample: errors.slice(0, 20) };
@@ -165,51 +128,52 @@ function restrictedStatus(
   return answer.value ?? { ...base, state: answer.problem ?? "corrupt" };
 }
 
-function fill(db: DatabaseSync, base: RepositoryStatus): RepositoryStatus {
-  const count = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n);
-  const grouped = (sql: string) =>
-    Object.fromEntries(
-      (db.prepare(sql).all() as { k: string | null; n: number }[]).map((r) => [r.k ?? "text", r.n]),
-    );
-  const errorSample = db.prepare(
-    "SELECT path, stage, message FROM index_errors ORDER BY path LIMIT 20",
-  ).all() as { path: string; stage: string; message: string }[];
-  const parseJson = (key: string, fallback: unknown) => {
-    try {
-      return JSON.parse(readMeta(db, key) ?? "null") ?? fallback;
-    } catch {
-      return fallback;
-    }
-  };
+function fill(reader: TargetReader, base: RepositoryStatus): RepositoryStatus {
+  const counts = reader.counts();
+  const errors = reader.errorCounts();
   return {
     ...base,
     state: "ready",
-    generation: Number(readMeta(db, "generation") ?? "0"),
-    head: readMeta(db, "head") || null,
-    files: count("SELECT count(*) AS n FROM source_files"),
-    chunks: count("SELECT count(*) AS n FROM source_chunks"),
-    symbols: count("SELECT count(*) AS n FROM code_symbols"),
-    relations: count("SELECT count(*) AS n FROM code_relations"),
-    bytes: count("SELECT coalesce(sum(size), 0) AS n FROM source_files"),
-    languages: grouped("SELECT language AS k, count(*) AS n FROM source_files GROUP BY language"),
-    capabilities: grouped(
-      "SELECT capability AS k, count(*) AS n FROM source_files GROUP BY capability",
-    ),
-    errors: {
-      count: count("SELECT count(*) AS n FROM index_errors"),
-      by_stage: grouped("SELECT stage AS k, count(*) AS n FROM index_errors GROUP BY stage"),
-      sample: errorSample,
-    },
-    skipped: parseJson("skipped", {}),
-    limitations: parseJson("limitations", []),
+    generation: reader.generation(),
+    head: reader.head(),
+    files: counts.files,
+    chunks: counts.chunks,
+    symbols: counts.symbols,
+    relations: counts.relations,
+    bytes: counts.bytes,
+    languages: counts.languages,
+    capabilities: counts.capabilities,
+    errors: { count: errors.count, by_stage: errors.byStage, sample: reader.indexErrors(20) },
+    skipped: reader.metaJson("skipped", {}),
+    limitations: reader.metaJson("limitations", []),
     backends: {
       fts: "ready",
-      vector: vectorBackend(parseJson("embeddings", null)),
+      vector: vectorBackend(reader.metaJson("embeddings", null)),
       symbols: "ready",
       lsp: "not configured",
     },
-    last_refresh: base.last_refresh ?? parseJson("last_refresh", null),
+    last_refresh: base.last_refresh ?? reader.metaJson("last_refresh", null),
   };
+}
+
+/**
+ * Halves every repository's error sample until the statuses fit `budget`
+ * tokens or no sample is left; true when any was shortened.
+ */
+function shortenSamples(statuses: RepositoryStatus[], budget: number): boolean {
+  let shortened = false;
+  while (tokenCost(statuses) > budget) {
+    const longest = statuses.reduce((a, b) =>
+      a.errors.sample.length >= b.errors.sample.length ? a : b
+    );
+    if (!longest || longest.errors.sample.length === 0) break;
+    longest.errors.sample = longest.errors.sample.slice(
+      0,
+      Math.floor(longest.errors.sample.length / 2),
+    );
+    shortened = true;
+  }
+  return shortened;
 }
 
 /**
@@ -236,33 +200,40 @@ function targetBytes(databasePath: string): number {
 
 /** Reconciles the addressed repositories now (`refresh`) or from nothing (`rebuild`). */
 export async function refreshAction(
-  workspace: Workspace,
-  params: { repo?: string },
-  options: { rebuild: boolean; context?: ActionContext },
-): Promise<Envelope> {
-  const context = options.context ?? {};
-  const repos = workspace.select(params.repo);
+  scope: RequestScope,
+  options: { rebuild: boolean; tokenBudget?: number },
+): Promise<Envelope<RefreshData>> {
+  const { workspace } = scope;
+  const repos = scope.repositories;
   const reports: (RefreshReport & { name: string })[] = [];
   for (const repo of repos) {
-    const progress = context.onProgress
-      ? (p: RefreshProgress) => context.onProgress!(repo.name, p)
-      : undefined;
+    const progress = scope.progressOf(repo);
     const report = options.rebuild
       ? await workspace.rebuild(repo, progress)
       : await workspace.refresh(repo, progress);
     reports.push({ name: repo.name, ...report });
   }
   // Whole-tree plan counts would tell a path-restricted caller about paths it may not see.
-  const shown = reports.map((report) =>
-    context.pathRestricted?.(report.name)
-      ? { name: report.name, generation: report.generation, changed: report.changed }
-      : report
-  );
+  const summary = (report: RefreshReport & { name: string }) => ({
+    name: report.name,
+    generation: report.generation,
+    changed: report.changed,
+  });
+  let shown = reports.map((report) => scope.pathRestricted(report.name) ? summary(report) : report);
+  const limitations: string[] = [];
+  const budget = options.tokenBudget;
+  if (budget !== undefined && tokenCost(shown) > budget) {
+    shown = reports.map(summary);
+    limitations.push(
+      `reports shortened to name, generation and changed to fit token_budget ${budget}`,
+    );
+  }
   return envelope({
     action: options.rebuild ? "rebuild" : "refresh",
     results: [],
     provenance: { backend: "indexer", confidence: "exact" },
     repositories: repositoryStates(workspace, repos),
+    limitations,
     data: { reports: shown },
   });
 }

@@ -1,74 +1,50 @@
-import type { DatabaseSync } from "node:sqlite";
-import picomatch from "picomatch";
 import { WireError } from "../protocol/errors.ts";
+import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
-import type { Repository, Workspace } from "../workspace/workspace.ts";
+import type { SymbolMatch, TargetReader } from "../store/reader.ts";
+import type { Repository } from "../workspace/workspace.ts";
+import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
-import type { ActionContext } from "./context.ts";
+import { isOffset, issueCursor, pageOf, readCursor } from "./paging.ts";
 
-export interface SymbolsParams {
-  query: string;
-  kind?: string;
-  repo?: string;
-  paths?: string[];
-  language?: string;
-  limit?: number;
-}
-
-interface SymbolRowOut {
-  name: string;
-  qualified_name: string;
-  kind: string;
-  start_line: number;
-  end_line: number;
-  signature: string | null;
-  doc: string | null;
-  exported: number;
-  path: string;
-  language: string | null;
-  id: string;
-  tier: number;
-}
+export type SymbolsParams = MethodParams<"symbols">;
 
 /**
  * Workspace symbol search: exact name first, then case-insensitive name, then
  * qualified-name suffix, then prefix. Answers from the symbol index (exact).
  */
-export function symbols(
-  workspace: Workspace,
-  params: SymbolsParams,
-  _context: ActionContext = {},
-): Envelope {
+export function symbols(scope: RequestScope, params: SymbolsParams): Envelope {
+  const { workspace } = scope;
   const query = typeof params.query === "string" ? params.query.trim() : "";
   if (query === "") throw new WireError("InvalidParams", "symbols needs a non-empty 'query'");
   const limit = params.limit ?? 20;
-  const repos = workspace.select(params.repo);
-  const pathFilter = params.paths?.length ? picomatch(params.paths, { dot: true }) : null;
-  const found: { repo: Repository; row: SymbolRowOut }[] = [];
+  const repos = scope.repositories;
+  const states = repositoryStates(workspace, repos);
+  const binding = { action: "symbols", params: { ...params }, repositories: states };
+  const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
+  const found: { repo: Repository; row: SymbolMatch }[] = [];
   const limitations: string[] = [];
   for (const repo of repos) {
-    const answer = workspace.withReader(repo, (db) => lookup(db, query, params.kind, limit * 5));
+    // Hidden and filtered definitions are dropped before anything is counted.
+    const accepts = (row: SymbolMatch) => scope.accepts(repo.name, row.path, row.language);
+    const answer = workspace.withReader(
+      repo,
+      (reader) =>
+        bestMatches(reader, { query, kind: params.kind, want: offset + limit + 1, accepts }),
+    );
     if (answer.problem) {
       limitations.push(`${repo.name}: no symbol index (target ${answer.problem})`);
       continue;
     }
-    for (const row of answer.value) {
-      if (pathFilter && !pathFilter(row.path)) continue;
-      if (params.language && row.language !== params.language) continue;
-      found.push({ repo, row });
-    }
+    for (const row of answer.value) found.push({ repo, row });
   }
-  found.sort((a, b) =>
-    a.row.tier - b.row.tier || b.row.exported - a.row.exported ||
-    a.row.qualified_name.length - b.row.qualified_name.length ||
-    a.row.path.localeCompare(b.row.path) || a.row.start_line - b.row.start_line
-  );
-  const results: ResultHit[] = found.slice(0, limit).map(({ repo, row }) => ({
+  found.sort((a, b) => compareMatches(a.row, b.row));
+  const hits: ResultHit[] = found.map(({ repo, row }) => ({
     repo: repo.name,
     path: row.path,
-    start_line: row.start_line,
-    end_line: row.end_line,
-    symbol: row.qualified_name,
+    start_line: row.startLine,
+    end_line: row.endLine,
+    symbol: row.qualified,
     kind: row.kind,
     signature: row.signature,
     language: row.language,
@@ -78,43 +54,46 @@ export function symbols(
     name: row.name,
     doc: row.doc,
     symbol_id: row.id,
-    exported: row.exported === 1,
+    exported: row.exported,
   }));
+  const page = pageOf(hits, { offset, limit, tokenBudget: params.token_budget });
   return envelope({
     action: "symbols",
-    results,
+    results: page.results,
     provenance: { backend: "symbol-index", confidence: "exact" },
-    repositories: repositoryStates(workspace, repos),
-    limitations,
-    truncated: found.length > results.length,
+    repositories: states,
+    limitations: [...limitations, ...page.limitations],
+    truncated: page.next !== null,
+    nextCursor: page.next === null ? null : issueCursor(binding, page.next),
   });
 }
 
-function lookup(
-  db: DatabaseSync,
-  query: string,
-  kind: string | undefined,
-  limit: number,
-): SymbolRowOut[] {
-  const kindClause = kind ? "AND s.kind = :kind" : "";
-  const escaped = query.replace(/[\\%_]/g, (c) => `\\${c}`);
-  const sql = `
-    SELECT s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
-           s.exported, f.path, f.language,
-           CASE WHEN s.name = :q OR s.qualified_name = :q THEN 0
-                WHEN s.name = :q COLLATE NOCASE THEN 1
-                WHEN s.qualified_name LIKE '%.' || :escaped ESCAPE '\\'
-                  OR s.qualified_name LIKE '%::' || :escaped ESCAPE '\\' THEN 2
-                ELSE 3 END AS tier
-      FROM code_symbols s JOIN source_files f ON f.id = s.file_id
-     WHERE (s.name = :q COLLATE NOCASE
-            OR s.name LIKE :escaped || '%' ESCAPE '\\'
-            OR s.qualified_name = :q
-            OR s.qualified_name LIKE '%.' || :escaped ESCAPE '\\'
-            OR s.qualified_name LIKE '%::' || :escaped ESCAPE '\\') ${kindClause}
-     ORDER BY tier, length(s.qualified_name)
-     LIMIT :limit`;
-  const bind: Record<string, string | number> = { q: query, escaped, limit };
-  if (kind) bind.kind = kind;
-  return db.prepare(sql).all(bind) as unknown as SymbolRowOut[];
+/** The answer's order: tier, exported first, shorter qualified name, path, line. */
+function compareMatches(a: SymbolMatch, b: SymbolMatch): number {
+  return a.tier - b.tier || Number(b.exported) - Number(a.exported) ||
+    a.qualified.length - b.qualified.length ||
+    a.path.localeCompare(b.path) || a.startLine - b.startLine;
+}
+
+/**
+ * The best `want` accepted matches of one target, plus every match tied with
+ * the last of them on (tier, exported, qualified-name length): the index
+ * streams in that order, so the merged, sorted answer is exact.
+ */
+function bestMatches(
+  reader: TargetReader,
+  options: {
+    query: string;
+    kind?: string;
+    want: number;
+    accepts: (row: SymbolMatch) => boolean;
+  },
+): SymbolMatch[] {
+  const out: SymbolMatch[] = [];
+  const rank = (row: SymbolMatch) => `${row.tier}:${row.exported}:${row.qualified.length}`;
+  for (const row of reader.symbolSearch(options.query, options.kind)) {
+    if (out.length >= options.want && rank(row) !== rank(out[out.length - 1])) break;
+    if (options.accepts(row)) out.push(row);
+  }
+  return out;
 }

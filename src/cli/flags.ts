@@ -61,12 +61,6 @@ export const QUERY_OPTIONS: readonly CommandOption[] = [
   { name: "help", type: "boolean", short: "h", description: "Print this help" },
 ];
 
-/**
- * Params whose default on the command line differs from the wire's: the CLI
- * reconciles the index before answering unless told `--no-refresh`.
- */
-const CLI_DEFAULTS: Record<string, boolean> = { refresh: true };
-
 /** Names for a flag's value in the help; any other param is named by its type. */
 const PLACEHOLDERS: Record<string, string> = {
   repo: "NAME",
@@ -115,7 +109,8 @@ export function actionFlags(
   }
   return [...byParam].map(([param, uses]) => {
     const type = uses[0].spec.type;
-    const negated = type === "boolean" && CLI_DEFAULTS[param] === true;
+    // A switch some action turns on by default is spelled as its negation (`--no-refresh`).
+    const negated = type === "boolean" && uses.some((use) => use.spec.callerDefault === true);
     const name = param.replaceAll("_", "-");
     const value = type === "boolean" ? "" : placeholder(param, uses.map((use) => use.spec));
     const description = describe(uses, { choicesShown: value.includes("|") });
@@ -181,7 +176,7 @@ export function actionParams(options: {
   for (const flag of flags) {
     const raw = values[flag.flag];
     if (flag.negated) {
-      if (method && flag.param in method.params) given[flag.param] = raw !== true;
+      if (method?.params[flag.param]?.callerDefault === true) given[flag.param] = raw !== true;
       continue;
     }
     // An empty value is no value, as it always was on this command line.

@@ -3,11 +3,16 @@
  * policy first, then refresh, cache, the action, and the policy again on the
  * answer.
  */
-import { type ActionContext, runAction } from "../actions/dispatch.ts";
+import {
+  type ActionContext,
+  answerAction,
+  prepareAction,
+  refreshFirst,
+} from "../actions/dispatch.ts";
 import { ResultCache } from "../actions/result_cache.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
-import { METHODS, validateParams } from "../protocol/methods.ts";
+import { METHODS } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { normaliseRequestPath, type Workspace } from "../workspace/workspace.ts";
 import type { Counters } from "./observe.ts";
@@ -20,12 +25,15 @@ export interface ExecuteOptions {
   params: unknown;
   signal?: AbortSignal;
   onProgress?: (repo: string, progress: RefreshProgress) => void;
-  /** The answer cache (SPEC §7), shared by every caller of one daemon. */
+  /** The answer cache, shared by every caller of one daemon. */
   cache?: ResultCache;
   counters?: Counters;
   /** The caller's trace id for this request; the answer's `trace_id` is set to it. */
   traceId?: string;
-  /** Runs the action itself (the daemon: in a query Worker); default `runAction` here. */
+  /**
+   * Runs the action itself on params already validated (the daemon: in a query
+   * Worker); default: answered here from the request prepared by `executeAction`.
+   */
   run?: (
     workspace: Workspace,
     action: string,
@@ -51,7 +59,7 @@ export async function executeAction(
   }
   const checked = { ...(raw as Record<string, unknown>) };
   if (typeof checked.path === "string") checked.path = normaliseRequestPath(checked.path);
-  const prepared = grant.prepare(options.workspace, { action, params: checked });
+  const prepared = grant.admit(options.workspace, { action, params: checked });
   const hidden = hiddenPath(grant, prepared.workspace, prepared.params);
   if (hidden) {
     // Asked about a path it may not see: answer exactly as for a path that does not exist.
@@ -94,35 +102,24 @@ function unmask<T>(value: T): T {
 
 async function executePrepared(
   options: ExecuteOptions,
-  prepared: ReturnType<Grant["prepare"]>,
+  prepared: ReturnType<Grant["admit"]>,
 ): Promise<{ envelope: Envelope; cached: boolean }> {
   const { grant, action, signal } = options;
   const { workspace } = prepared;
-  const { refresh, ...params } = prepared.params;
   const visible = prepared.context.repositories ??
     new Set(workspace.repositories.map((r) => r.name));
-  const cancelled = () => {
-    if (signal?.aborted) throw new WireError("RequestCancelled", "Request cancelled");
-  };
-  // Validate before a refresh does any work; the action validates the same params again.
-  validateParams(action, prepared.params);
-  if (refresh === true) {
-    for (const repo of workspace.select(params.repo as string | undefined)) {
-      cancelled();
-      await workspace.refresh(
-        repo,
-        options.onProgress ? (progress) => options.onProgress!(repo.name, progress) : undefined,
-      );
-    }
-  }
-  cancelled();
+  const access = { ...prepared.context, signal, onProgress: options.onProgress };
+  // Params are validated and the scope built once, before a refresh does any work.
+  const request = prepareAction(workspace, action, prepared.params, access);
+  await refreshFirst(request);
+  request.scope.throwIfCancelled();
+  // `refresh` has been done: the runner and the cache key see the params without it.
+  const { refresh: _refresh, ...params }: Record<string, unknown> = request.params;
   const compute = async () => {
-    const answer = await (options.run ?? runAction)(workspace, action, params, {
-      ...prepared.context,
-      signal,
-      onProgress: options.onProgress,
-    });
-    cancelled();
+    const answer = options.run
+      ? await options.run(workspace, action, params, access)
+      : await answerAction(request);
+    request.scope.throwIfCancelled();
     // The policy again, before the answer is kept or returned.
     return grant.filter(answer, visible);
   };

@@ -1,12 +1,12 @@
 /**
- * Per-agent access (SPEC §3), enforced here and nowhere else: which
+ * Per-agent access, enforced here and nowhere else: which
  * repositories, paths and actions an agent may use, how many results it may
  * get, and whether it may see source text. Checked before any backend runs
  * (a scoped workspace, a capped request) and again on every result.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import picomatch from "picomatch";
-import type { ActionContext } from "../actions/context.ts";
+import type { AccessContext } from "../workspace/scope.ts";
 import { WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
@@ -254,13 +254,13 @@ export class Grant {
   }
 
   /**
-   * Prepares a request before any backend runs: refuses an action not granted,
-   * caps `limit`, and returns the scoped workspace and the action context.
+   * Admits a request before any backend runs: refuses an action not granted,
+   * caps `limit`, and returns the scoped workspace and the access context.
    */
-  prepare(
+  admit(
     workspace: Workspace,
     request: { action: string; params: Record<string, unknown> },
-  ): { workspace: Workspace; params: Record<string, unknown>; context: ActionContext } {
+  ): { workspace: Workspace; params: Record<string, unknown>; context: AccessContext } {
     const { action, params } = request;
     if (!this.allowsAction(action)) {
       throw new WireError("Unauthorized", `Action '${action}' is not allowed for this agent`);
@@ -270,7 +270,7 @@ export class Grant {
     const max = this.maxResults;
     if (max !== null && typeof capped.limit === "number" && capped.limit > max) capped.limit = max;
     const visible = this.visibleRepositories(workspace);
-    const context: ActionContext = { repositories: visible };
+    const context: AccessContext = { repositories: visible };
     if (this.#matchers.size > 0) {
       context.allowPath = (repo, path) => this.allowPath(repo, path);
       context.pathRestricted = (repo) => this.pathRestricted(repo);

@@ -40,12 +40,13 @@ async function answer(job: QueryJob): Promise<Envelope> {
   const { workspace, policy } = await open(job);
   const grant = policy.regrant(job.agent);
   if (!grant) throw new WireError("Unauthorized", "Unknown agent or wrong token");
-  const prepared = grant.prepare(workspace, { action: job.action, params: job.params });
+  const admitted = grant.admit(workspace, { action: job.action, params: job.params });
+  // Params cross from the daemon's thread as plain data: they are checked again here.
   const envelope = await runAction(
-    prepared.workspace,
+    admitted.workspace,
     job.action,
-    prepared.params,
-    prepared.context,
+    admitted.params,
+    admitted.context,
   );
   return grant.filter(envelope, grant.visibleRepositories(workspace));
 }

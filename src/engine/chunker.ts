@@ -1,6 +1,5 @@
 /**
- * AST-aware chunking (SPEC §6), pure: lines and definition ranges in, chunk
- * ranges out. Boundaries fall at definitions; small siblings merge up to the
+ * AST-aware chunking, pure: lines and definition ranges in, chunk ranges out. Boundaries fall at definitions; small siblings merge up to the
  * budget; large bodies split into overlapping windows at statement starts;
  * every chunk carries its enclosing symbol path.
  */

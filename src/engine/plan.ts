@@ -1,5 +1,5 @@
 /**
- * The reconciliation plan (SPEC §5 step 2), pure: inventory and stored rows in,
+ * The reconciliation plan (step 2 of a refresh), pure: inventory and stored rows in,
  * a deterministic list of actions out. Stat first: equal size, mtime and
  * fingerprint key mean unchanged; anything else is hashed by the parse stage
  * ("hash on doubt"), which may still find the bytes unchanged.

@@ -1,5 +1,6 @@
 /**
- * The code-aware tokenizer shared by indexing and querying (SPEC §8).
+ * The code-aware tokenizer shared by indexing and querying: one tokenizer, so a
+ * query term matches exactly what indexing stored.
  *
  * Every identifier yields its compact lower-case form (`parseConfigFile`,
  * `parse_config_file` and `parse-config-file` all give `parseconfigfile`) and,

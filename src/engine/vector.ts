@@ -1,8 +1,9 @@
 /**
- * The default vectorizer (SPEC §8): deterministic, dependency-free feature
- * hashing of code terms (whole identifiers and their parts) and character
- * trigrams into a fixed number of float32 dimensions, L2-normalised so a dot
- * product is a cosine. Pure: terms in, vector out.
+ * The default vectorizer (always stored; an embedding provider's vectors come
+ * on top): deterministic, dependency-free feature hashing of code terms (whole
+ * identifiers and their parts) and character trigrams into a fixed number of
+ * float32 dimensions, L2-normalised so a dot product is a cosine. Pure: terms
+ * in, vector out.
  */
 
 /** Dimensions of hashing vectors. */

@@ -1,26 +1,22 @@
-import type { DatabaseSync } from "node:sqlite";
 import {
   pairRenamesByHash,
   type PlanAction,
   planCounts,
   type PlanEntry,
   reconcilePlan,
+  type StoredFile,
 } from "../engine/plan.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import { PIPELINE_VERSION } from "../store/schema.ts";
-import { readMeta } from "../store/target.ts";
-import { TargetWriter } from "../store/writer.ts";
-import {
-  type EmbeddingConfig,
-  type EmbeddingReport,
-  embedMissingChunks,
-} from "../search/embeddings.ts";
+import type { TargetWriter } from "../store/writer.ts";
+import { type EmbeddingConfig, type EmbeddingReport, embedMissingChunks } from "./embeddings.ts";
 import { gitHead, gitRenames } from "./git.ts";
-import { takeInventory } from "./inventory.ts";
+import { type Inventory, takeInventory } from "./inventory.ts";
 import { languageForPath, type LanguageTable, parserIdentity } from "./languages.ts";
-import type { ParseReply, SkipReason } from "./parse_types.ts";
+import type { SkipReason } from "./parse_types.ts";
+import { type ReplyEffect, replyOutcome, tallyOutcomes, type TargetWrite } from "./outcome.ts";
 import type { ParsePool } from "./pool.ts";
-import { loadSettings, SETTINGS_PATH } from "./settings.ts";
+import { loadSettings, type RepositorySettings, SETTINGS_PATH } from "./settings.ts";
 
 export interface RefreshProgress {
   phase: "inventory" | "plan" | "parse" | "commit" | "done";
@@ -58,7 +54,8 @@ export interface RefreshReport {
 
 export interface RefreshOptions {
   root: string;
-  db: DatabaseSync;
+  /** The target's writer; the refresh is one transaction on it. */
+  writer: TargetWriter;
   table: LanguageTable;
   pool: () => ParsePool;
   onProgress?: (progress: RefreshProgress) => void;
@@ -66,13 +63,12 @@ export interface RefreshOptions {
   embeddings?: EmbeddingConfig | null;
 }
 
-/** Reconciles one repository into its target (SPEC §5): inventory, plan, parse, commit. */
+/** Reconciles one repository into its target: inventory, plan, parse, commit (one transaction). */
 export async function reconcileRepository(options: RefreshOptions): Promise<RefreshReport> {
-  const { root, db, table } = options;
+  const { root, writer } = options;
   const started = performance.now();
   const progress = options.onProgress ?? (() => {});
   const settings = loadSettings(root);
-  const writer = new TargetWriter(db);
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });
@@ -80,174 +76,65 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
     const head = await gitHead(root);
     const inventoryDone = performance.now();
 
-    const stored = writer.storedFiles();
-    const previousHead = readMeta(db, "head") || null;
-    const renames = previousHead && head && previousHead !== head
-      ? await gitRenames(root, previousHead, head)
-      : new Map<string, string>();
-    const fingerprintKeys = new Map<string, string>();
-    const languages = new Map<string, string | null>();
-    const planInput = inventory.files.map((file) => {
-      const language = languageForPath(table, file.path, settings.languages);
-      languages.set(file.path, language);
-      const key = sha256Hex(
-        `${settings.hash}|${parserIdentity(table, language)}|${language}|${PIPELINE_VERSION}`,
-      ).slice(0, 12);
-      fingerprintKeys.set(file.path, key);
-      return { ...file, fingerprintKey: key };
-    });
-    const plan = reconcilePlan({ inventory: planInput, stored, renames });
+    const planned = await planRefresh({ ...options, settings, inventory, head });
     const planDone = performance.now();
 
-    const errorPaths = writer.errorPaths();
-    const skipped: Partial<Record<SkipReason, number>> = {};
-    for (const entry of inventory.skipped) skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
-    const work = plan.filter((entry) =>
-      entry.action === "add" || entry.action === "update" || entry.action === "rename" ||
-      (entry.action === "unchanged" && errorPaths.has(entry.path))
-    );
-    const stats = new Map(inventory.files.map((file) => [file.path, file]));
-    const finalActions = new Map<string, PlanAction>(plan.map((e) => [e.path, e.action]));
-    const addedHashes = new Map<string, string>();
-    let done = 0;
-    let parsed = 0;
-    let verifiedUnchanged = 0;
-    let bytes = 0;
-    let lines = 0;
-    let writeMs = 0;
-    progress({ phase: "parse", done, total: work.length });
-    if (work.length > 0) {
-      const pool = options.pool();
-      const apply = (entry: PlanEntry, reply: ParseReply) => {
-        done++;
-        if (reply.status === "parsed") {
-          const syntax = reply.output.diagnostics.join("; ");
-          if (reply.output.failed && stored.has(entry.path)) {
-            // Too broken to trust: keep the last good rows and say why.
-            writer.recordError(entry.path, "parse", syntax);
-            return;
-          }
-          const stat = stats.get(entry.path);
-          writer.replaceFile({
-            path: entry.path,
-            fingerprintKey: fingerprintKeys.get(entry.path)!,
-            contentHash: reply.hash,
-            size: reply.size,
-            mtimeMs: stat?.mtimeMs ?? reply.mtimeMs,
-            language: languages.get(entry.path) ?? null,
-            parser: parserIdentity(table, languages.get(entry.path) ?? null),
-            capability: reply.capability,
-            lineCount: reply.lineCount,
-            text: reply.text,
-            output: reply.output,
-          });
-          parsed++;
-          if (entry.action === "add") addedHashes.set(entry.path, reply.hash);
-          bytes += reply.size;
-          lines += reply.lineCount;
-          if (entry.action === "rename" && entry.from) writer.deleteFile(entry.from);
-          if (reply.output.failed) writer.recordError(entry.path, "parse", syntax);
-          else if (syntax) writer.recordError(entry.path, "syntax", syntax);
-          else writer.clearError(entry.path);
-        } else if (reply.status === "unchanged") {
-          verifiedUnchanged++;
-          finalActions.set(entry.path, "unchanged");
-          const stat = stats.get(entry.path);
-          writer.touchFile(entry.path, reply.size, stat?.mtimeMs ?? reply.mtimeMs);
-        } else if (reply.status === "skipped") {
-          const wasIndexed = stored.has(entry.path);
-          if (reply.reason === "unreadable" && !exists(`${root}/${entry.path}`)) {
-            if (wasIndexed) writer.deleteFile(entry.path);
-            finalActions.set(entry.path, "delete");
-          } else if (wasIndexed) {
-            writer.recordError(entry.path, reply.reason, reply.message);
-          } else {
-            skipped[reply.reason] = (skipped[reply.reason] ?? 0) + 1;
-            finalActions.delete(entry.path);
-          }
-        } else {
-          writer.recordError(entry.path, reply.stage, reply.message);
-        }
-        if (done % 25 === 0 || done === work.length) {
-          progress({ phase: "parse", done, total: work.length });
-        }
-      };
-      await Promise.all(work.map(async (entry, id) => {
-        const reply = await pool.parse({
-          id,
-          root,
-          path: entry.path,
-          language: languages.get(entry.path) ?? null,
-          knownHash: entry.knownHash,
-          maxFileSize: settings.maxFileSize,
-        });
-        const writeStarted = performance.now();
-        applyGuarded(entry, reply, apply, writer);
-        writeMs += performance.now() - writeStarted;
-      }));
-    }
-    for (const entry of plan) {
+    const parsedAll = await parseAndWrite({ ...options, settings, inventory, planned, progress });
+    for (const entry of planned.plan) {
       if (entry.action === "delete") writer.deleteFile(entry.path);
     }
     // Provider vectors for new chunk contents, in the same transaction (a failure is reported,
     // never fatal: search falls back to the hashing vectors).
-    const embeddings = options.embeddings ? await embedMissingChunks(db, options.embeddings) : null;
+    const embeddings = options.embeddings
+      ? await embedMissingChunks(writer, options.embeddings)
+      : null;
     if (embeddings && embeddings.computed > 0) writer.changed = true;
     const parseDone = performance.now();
-    progress({ phase: "commit", done, total: work.length });
-    const limitations = settings.chunkers.length > 0
-      ? [`custom chunkers in ${SETTINGS_PATH} are never executed: ${settings.chunkers.join(", ")}`]
-      : [];
-    const previousGeneration = Number(readMeta(db, "generation") ?? "0");
+    progress({ phase: "commit", done: parsedAll.done, total: parsedAll.total });
+
+    const tally = tallyOutcomes(
+      { plan: planned.plan, skipped: inventory.skipped },
+      parsedAll.effects,
+    );
+    const previousGeneration = Number(writer.meta("generation") ?? "0");
     const changed = writer.changed;
-    const extra: Record<string, string> = {
-      skipped: JSON.stringify(skipped),
-      limitations: JSON.stringify(limitations),
-      inventory_source: inventory.source,
-    };
-    if (embeddings) {
-      extra.embeddings = JSON.stringify({ model: embeddings.model, error: embeddings.error });
-    }
-    if (changed) {
-      extra.last_refresh = JSON.stringify({
-        at: new Date().toISOString(),
-        parsed,
-        files: inventory.files.length,
-        timings_ms: { total: round(performance.now() - started) },
-      });
-    }
-    const generation = writer.commit({ head, settingsHash: settings.hash, extra });
+    const generation = writer.commit({
+      head,
+      settingsHash: settings.hash,
+      extra: commitMeta({ settings, inventory, tally, embeddings, changed, started }),
+    });
     const commitDone = performance.now();
     // Working-tree moves (no commit, so git saw no rename) show as renames by content hash.
     const counts = planCounts(pairRenamesByHash(
-      [...finalActions.entries()].map(([path, action]) => ({ path, action, knownHash: null })),
-      addedHashes,
-      stored,
+      [...tally.finalActions.entries()].map(([path, action]) => ({
+        path,
+        action,
+        knownHash: null,
+      })),
+      tally.addedHashes,
+      planned.stored,
     ));
-    const errors = Number(
-      (db.prepare("SELECT count(*) AS n FROM index_errors").get() as { n: number }).n,
-    );
-    progress({ phase: "done", done, total: work.length });
+    progress({ phase: "done", done: parsedAll.done, total: parsedAll.total });
     return {
       generation,
       previousGeneration,
       changed,
       head,
       plan: counts,
-      parsed,
-      verifiedUnchanged,
-      skipped,
-      errors,
+      parsed: tally.parsed,
+      verifiedUnchanged: tally.verifiedUnchanged,
+      skipped: tally.skipped,
+      errors: writer.errorCount(),
       vectors: { ...writer.vectors },
       embeddings,
       files: inventory.files.length,
-      bytes,
-      lines,
+      bytes: tally.bytes,
+      lines: tally.lines,
       timings_ms: {
         inventory: round(inventoryDone - started),
         plan: round(planDone - inventoryDone),
         parse: round(parseDone - planDone),
-        write: round(writeMs),
+        write: round(parsedAll.writeMs),
         commit: round(commitDone - parseDone),
         total: round(commitDone - started),
       },
@@ -258,18 +145,186 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
   }
 }
 
-function applyGuarded(
-  entry: PlanEntry,
-  reply: ParseReply,
-  apply: (entry: PlanEntry, reply: ParseReply) => void,
-  writer: TargetWriter,
+/** The plan of a refresh, with each file's language and fingerprint key. */
+interface PlannedRefresh {
+  stored: Map<string, StoredFile>;
+  plan: PlanEntry[];
+  languages: Map<string, string | null>;
+  fingerprintKeys: Map<string, string>;
+}
+
+/** Plans the refresh: the inventory against the stored rows, with git's renames. */
+async function planRefresh(options: {
+  root: string;
+  writer: TargetWriter;
+  table: LanguageTable;
+  settings: RepositorySettings;
+  inventory: Inventory;
+  head: string | null;
+}): Promise<PlannedRefresh> {
+  const { root, writer, table, settings, inventory, head } = options;
+  const stored = writer.storedFiles();
+  const previousHead = writer.meta("head") || null;
+  const renames = previousHead && head && previousHead !== head
+    ? await gitRenames(root, previousHead, head)
+    : new Map<string, string>();
+  const fingerprintKeys = new Map<string, string>();
+  const languages = new Map<string, string | null>();
+  const planInput = inventory.files.map((file) => {
+    const language = languageForPath(table, file.path, settings.languages);
+    languages.set(file.path, language);
+    const key = sha256Hex(
+      `${settings.hash}|${parserIdentity(table, language)}|${language}|${PIPELINE_VERSION}`,
+    ).slice(0, 12);
+    fingerprintKeys.set(file.path, key);
+    return { ...file, fingerprintKey: key };
+  });
+  return {
+    stored,
+    plan: reconcilePlan({ inventory: planInput, stored, renames }),
+    languages,
+    fingerprintKeys,
+  };
+}
+
+/**
+ * Parses every file the plan touches (and unchanged files with an error, to
+ * retry them) in the Worker pool, writing each file's rows as its reply comes.
+ */
+async function parseAndWrite(options: {
+  root: string;
+  writer: TargetWriter;
+  table: LanguageTable;
+  pool: () => ParsePool;
+  settings: RepositorySettings;
+  inventory: Inventory;
+  planned: PlannedRefresh;
+  progress: (progress: RefreshProgress) => void;
+}): Promise<{
+  effects: { path: string; effect: ReplyEffect }[];
+  done: number;
+  total: number;
+  writeMs: number;
+}> {
+  const { root, writer, settings, planned, progress } = options;
+  const errorPaths = writer.errorPaths();
+  const work = planned.plan.filter((entry) =>
+    entry.action === "add" || entry.action === "update" || entry.action === "rename" ||
+    (entry.action === "unchanged" && errorPaths.has(entry.path))
+  );
+  const stats = new Map(options.inventory.files.map((file) => [file.path, file]));
+  const effects: { path: string; effect: ReplyEffect }[] = [];
+  let done = 0;
+  let writeMs = 0;
+  progress({ phase: "parse", done, total: work.length });
+  if (work.length === 0) return { effects, done, total: 0, writeMs };
+  const pool = options.pool();
+  await Promise.all(work.map(async (entry, id) => {
+    const reply = await pool.parse({
+      id,
+      root,
+      path: entry.path,
+      language: planned.languages.get(entry.path) ?? null,
+      knownHash: entry.knownHash,
+      maxFileSize: settings.maxFileSize,
+    });
+    const writeStarted = performance.now();
+    done++;
+    const outcome = replyOutcome(entry, reply, {
+      stored: planned.stored.has(entry.path),
+      present: reply.status !== "skipped" || reply.reason !== "unreadable" ||
+        exists(`${root}/${entry.path}`),
+      mtimeMs: stats.get(entry.path)?.mtimeMs,
+    });
+    let applied = 0;
+    try {
+      for (const write of outcome.writes) {
+        applyWrite(write, { writer, table: options.table, planned });
+        applied++;
+      }
+    } catch (error) {
+      // One file's rows failing to write must not lose the others: record and go on.
+      writer.recordError(entry.path, "write", (error as Error).message);
+    }
+    if (applied >= outcome.effectAfter) effects.push({ path: entry.path, effect: outcome.effect });
+    if (done % 25 === 0 || done === work.length) {
+      progress({ phase: "parse", done, total: work.length });
+    }
+    writeMs += performance.now() - writeStarted;
+  }));
+  return { effects, done, total: work.length, writeMs };
+}
+
+/** Makes one write on the target. */
+function applyWrite(
+  write: TargetWrite,
+  context: { writer: TargetWriter; table: LanguageTable; planned: PlannedRefresh },
 ): void {
-  try {
-    apply(entry, reply);
-  } catch (error) {
-    // One file's rows failing to write must not lose the others: record and go on.
-    writer.recordError(entry.path, "write", (error as Error).message);
+  const { writer, table, planned } = context;
+  switch (write.op) {
+    case "replace": {
+      const { reply } = write;
+      const language = planned.languages.get(write.path) ?? null;
+      writer.replaceFile({
+        path: write.path,
+        fingerprintKey: planned.fingerprintKeys.get(write.path)!,
+        contentHash: reply.hash,
+        size: reply.size,
+        mtimeMs: write.mtimeMs,
+        language,
+        parser: parserIdentity(table, language),
+        capability: reply.capability,
+        lineCount: reply.lineCount,
+        text: reply.text,
+        output: reply.output,
+      });
+      return;
+    }
+    case "delete":
+      writer.deleteFile(write.path);
+      return;
+    case "touch":
+      writer.touchFile(write.path, write.size, write.mtimeMs);
+      return;
+    case "record_error":
+      writer.recordError(write.path, write.stage, write.message);
+      return;
+    case "clear_error":
+      writer.clearError(write.path);
+      return;
   }
+}
+
+/** The meta values a commit records beside the generation: skips, limitations, reports. */
+function commitMeta(options: {
+  settings: RepositorySettings;
+  inventory: Inventory;
+  tally: { parsed: number; skipped: Partial<Record<SkipReason, number>> };
+  embeddings: EmbeddingReport | null;
+  changed: boolean;
+  started: number;
+}): Record<string, string> {
+  const { settings, inventory, tally, embeddings } = options;
+  const limitations = settings.chunkers.length > 0
+    ? [`custom chunkers in ${SETTINGS_PATH} are never executed: ${settings.chunkers.join(", ")}`]
+    : [];
+  const extra: Record<string, string> = {
+    skipped: JSON.stringify(tally.skipped),
+    limitations: JSON.stringify(limitations),
+    inventory_source: inventory.source,
+  };
+  if (embeddings) {
+    extra.embeddings = JSON.stringify({ model: embeddings.model, error: embeddings.error });
+  }
+  if (options.changed) {
+    extra.last_refresh = JSON.stringify({
+      at: new Date().toISOString(),
+      parsed: tally.parsed,
+      files: inventory.files.length,
+      timings_ms: { total: round(performance.now() - options.started) },
+    });
+  }
+  return extra;
 }
 
 function exists(path: string): boolean {

@@ -66,7 +66,8 @@ export function inputSchemaOf(descriptor: MethodDescriptor): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const name of names) {
     properties[name] = fieldSchema(descriptor.params[name]);
-    if (name === "refresh") properties[name].default = REFRESH_DEFAULT;
+    const callerDefault = descriptor.params[name].callerDefault;
+    if (callerDefault !== undefined) properties[name].default = callerDefault;
   }
   const required = names.filter((name) => descriptor.params[name].required);
   return {
@@ -78,20 +79,19 @@ export function inputSchemaOf(descriptor: MethodDescriptor): JsonSchema {
 }
 
 /**
- * Like the CLI, a tool brings the index up to date before it answers unless
- * told `refresh: false`: agents edit files between calls.
+ * The params a tool call runs with: the arguments plus the front door's defaults (like the CLI,
+ * a read tool brings the index up to date first unless told `refresh: false`: agents edit files
+ * between calls).
  */
-export const REFRESH_DEFAULT = true;
-
-/** The params a tool call runs with: the arguments plus the front door's defaults. */
 export function withDefaults(
   action: string,
   args: Record<string, unknown>,
 ): Record<string, unknown> {
   const descriptor = METHODS[action];
-  if (!descriptor || !("refresh" in descriptor.params)) return args;
+  const callerDefault = descriptor?.params.refresh?.callerDefault;
+  if (callerDefault === undefined) return args;
   if (args.refresh !== undefined && args.refresh !== null) return args;
-  return { ...args, refresh: REFRESH_DEFAULT };
+  return { ...args, refresh: callerDefault };
 }
 
 function fieldSchema(spec: FieldSpec): JsonSchema {

@@ -1,9 +1,20 @@
 /**
- * Every action's descriptor in one place: its name and the shape of its
- * params, validated at the boundary before any backend runs.
+ * Every action's descriptor in one place: its name, the shape of its params
+ * (validated at the boundary before any backend runs) and its result type.
+ * Like vscode-jsonrpc's `RequestType<P, R>`, each descriptor also carries both
+ * types for the compiler: `MethodParams<"search">` is the params object its
+ * field specs describe, `MethodResult<"search">` the envelope it answers.
  */
 import { WireError } from "./errors.ts";
-import type { ActionName } from "./types.ts";
+import type {
+  ActionName,
+  Envelope,
+  GrepData,
+  NavigationData,
+  RefreshData,
+  SearchData,
+  StatusData,
+} from "./types.ts";
 
 type FieldType = "string" | "integer" | "boolean" | "string[]";
 
@@ -15,9 +26,17 @@ export interface FieldSpec {
   max?: number;
   /** One line for a person or a model: what the value means. */
   description: string;
+  /**
+   * The value the CLI and MCP send when the caller gives none (the wire's default is absence):
+   * read actions reconcile first, `status` reports the index as it is.
+   */
+  callerDefault?: boolean;
 }
 
-export interface MethodDescriptor {
+export interface MethodDescriptor<
+  S extends Record<string, FieldSpec> = Record<string, FieldSpec>,
+  R = Envelope,
+> {
   name: ActionName;
   /** One line (CLI help). */
   summary: string;
@@ -25,21 +44,51 @@ export interface MethodDescriptor {
   description: string;
   /** The param the CLI takes positionally, if any. */
   argument?: string;
-  params: Record<string, FieldSpec>;
+  params: S;
+  /** The result's type by name: the envelope and what its `data` holds (docs and schemas). */
+  resultType: string;
+  /** Carries the result type for the compiler only; never set. */
+  readonly result?: R;
 }
 
-/** Input limits (SPEC §14). */
-export const LIMITS = { limit: 1000, queryBytes: 100_000, paths: 64, depth: 1000 };
+/** The value a field spec accepts. */
+type FieldValue<F> = F extends { type: "string"; oneOf: readonly (infer O)[] } ? O
+  : F extends { type: "string" } ? string
+  : F extends { type: "integer" } ? number
+  : F extends { type: "boolean" } ? boolean
+  : F extends { type: "string[]" } ? string[]
+  : never;
+
+/** The params object a record of field specs describes: required fields, then optional ones. */
+export type ParamsOf<S> =
+  & { -readonly [K in keyof S as S[K] extends { required: true } ? K : never]: FieldValue<S[K]> }
+  & { -readonly [K in keyof S as S[K] extends { required: true } ? never : K]?: FieldValue<S[K]> };
+
+/** A descriptor whose params type is inferred from its field specs and whose result is `R`. */
+function describe<R>() {
+  return <const S extends Record<string, FieldSpec>>(
+    descriptor: Omit<MethodDescriptor<S, R>, "result">,
+  ): MethodDescriptor<S, R> => descriptor;
+}
+
+/** Input limits: largest `limit`, string param bytes, `paths` entries, `depth`, `token_budget`. */
+export const LIMITS = {
+  limit: 1000,
+  queryBytes: 100_000,
+  paths: 64,
+  depth: 1000,
+  tokenBudget: 1_000_000,
+};
 
 /** A traversal depth: actions clamp deeper requests to what they serve; beyond this it is an error. */
-const depthField: FieldSpec = {
+const depthField = {
   type: "integer",
   min: 1,
   max: LIMITS.depth,
   description: "How many hops to follow (deeper requests are clamped and told so)",
-};
+} as const satisfies FieldSpec;
 
-const common: Record<string, FieldSpec> = {
+const common = {
   repo: {
     type: "string",
     description: "Answer from this repository only (the resolver still sees its project siblings)",
@@ -53,22 +102,30 @@ const common: Record<string, FieldSpec> = {
   refresh: {
     type: "boolean",
     description: "Reconcile the index with the working tree first (cheap when nothing changed)",
+    callerDefault: true,
   },
   token_budget: {
     type: "integer",
     min: 1,
-    max: 1_000_000,
+    max: LIMITS.tokenBudget,
     description: "Fit the answer to about this many tokens (bytes / 4)",
   },
   cursor: { type: "string", description: "The next_cursor of a truncated answer, to continue it" },
-};
+} as const satisfies Record<string, FieldSpec>;
 
-const repoOnly: Record<string, FieldSpec> = {
+/** The params of the index actions (`status`, `refresh`, `rebuild`). */
+const indexParams = {
   repo: { type: "string", description: "This repository only (default: every visible one)" },
-};
+  token_budget: {
+    type: "integer",
+    min: 1,
+    max: LIMITS.tokenBudget,
+    description: "Fit the answer to about this many tokens (bytes / 4): long lists are shortened",
+  },
+} as const satisfies Record<string, FieldSpec>;
 
 /** How navigation actions name their subject: a symbol, or the use at path + line + column. */
-const navigationTarget: Record<string, FieldSpec> = {
+const navigationTarget = {
   symbol: {
     type: "string",
     description: "A name or qualified name (Class.method, pkg.Type.Method, crate::m::f)",
@@ -79,17 +136,21 @@ const navigationTarget: Record<string, FieldSpec> = {
   },
   line: { type: "integer", min: 1, description: "1-based line of a use in 'path'" },
   column: { type: "integer", min: 1, description: "1-based column of a use in 'path'" },
-};
+} as const satisfies Record<string, FieldSpec>;
 
-const formatField: FieldSpec = {
+const formatField = {
   type: "string",
   oneOf: ["list", "mermaid"],
   description: "'mermaid' adds a diagram of the relationships",
-};
+} as const satisfies FieldSpec;
 
-export const METHODS: Record<string, MethodDescriptor> = {
-  search: {
+const navigation = describe<Envelope<NavigationData>>();
+
+/** Every action's descriptor, typed: `MethodParams` and `MethodResult` read their types. */
+export const DESCRIPTORS = {
+  search: describe<Envelope<SearchData>>()({
     name: "search",
+    resultType: "Envelope<SearchData>",
     summary: "Ranked code chunks for natural language, an identifier or a source phrase",
     description:
       "Find where something is implemented or discussed: pass an identifier, a phrase, an error " +
@@ -116,9 +177,10 @@ export const METHODS: Record<string, MethodDescriptor> = {
         description: "The repository's own code, its dependencies, documentation, or all",
       },
     },
-  },
-  symbols: {
+  }),
+  symbols: describe<Envelope>()({
     name: "symbols",
+    resultType: "Envelope",
     summary: "Symbol definitions by name, qualified name or prefix",
     description:
       "Look up definitions by name, qualified name (module.Class.method) or prefix across the " +
@@ -131,9 +193,10 @@ export const METHODS: Record<string, MethodDescriptor> = {
       query: { type: "string", required: true, description: "A name, qualified name or prefix" },
       kind: { type: "string", description: "Only this kind (function, method, class, …)" },
     },
-  },
-  grep: {
+  }),
+  grep: describe<Envelope<GrepData>>()({
     name: "grep",
+    resultType: "Envelope<GrepData>",
     summary: "Structural matches of a by-example code pattern with metavariables",
     description:
       "Structural search by example: write code in the target language with metavariables " +
@@ -156,9 +219,10 @@ export const METHODS: Record<string, MethodDescriptor> = {
         description: "Stop after this many milliseconds and return what was found",
       },
     },
-  },
-  definition: {
+  }),
+  definition: navigation({
     name: "definition",
+    resultType: "Envelope<NavigationData>",
     summary: "Where a symbol (name, qualified name, or the use at path:line:column) is defined",
     description:
       "Go to definition: name a symbol, or point at a use with path, line and column. The " +
@@ -167,9 +231,10 @@ export const METHODS: Record<string, MethodDescriptor> = {
       "the only definition of that name in scope. Ambiguous names answer with candidates.",
     argument: "symbol",
     params: { ...common, ...navigationTarget },
-  },
-  references: {
+  }),
+  references: navigation({
     name: "references",
+    resultType: "Envelope<NavigationData>",
     summary: "Incoming structural relationships of a symbol",
     description:
       "Every place that uses a symbol (calls, imports, reads, writes, type uses, inheritance), " +
@@ -177,27 +242,30 @@ export const METHODS: Record<string, MethodDescriptor> = {
       "are not mixed in. Each hit says whether it is exact or approximate and why.",
     argument: "symbol",
     params: { ...common, ...navigationTarget },
-  },
-  callers: {
+  }),
+  callers: navigation({
     name: "callers",
+    resultType: "Envelope<NavigationData>",
     summary: "Incoming calls of a symbol, transitively up to depth",
     description:
       "Who calls this function or method, transitively up to 'depth', each with the path of " +
       "calls that reached it. Dynamic dispatch and reflection are reported as limitations.",
     argument: "symbol",
     params: { ...common, ...navigationTarget, depth: depthField },
-  },
-  callees: {
+  }),
+  callees: navigation({
     name: "callees",
+    resultType: "Envelope<NavigationData>",
     summary: "Outgoing calls of a symbol, transitively up to depth",
     description:
       "What this function or method calls, transitively up to 'depth', each call resolved to " +
       "its definition where the evidence allows (exact) or by unique name (approximate).",
     argument: "symbol",
     params: { ...common, ...navigationTarget, depth: depthField },
-  },
-  impact: {
+  }),
+  impact: navigation({
     name: "impact",
+    resultType: "Envelope<NavigationData>",
     summary: "Transitive inbound relationships of a symbol, a path or the uncommitted diff",
     description:
       "What may break if this changes: everything that depends on a symbol, a file, or the " +
@@ -211,9 +279,10 @@ export const METHODS: Record<string, MethodDescriptor> = {
       depth: depthField,
       format: formatField,
     },
-  },
-  neighborhood: {
+  }),
+  neighborhood: navigation({
     name: "neighborhood",
+    resultType: "Envelope<NavigationData>",
     summary: "Bounded bidirectional relationships around a symbol",
     description:
       "The relationships around a symbol in both directions (what it uses and what uses it), " +
@@ -225,37 +294,65 @@ export const METHODS: Record<string, MethodDescriptor> = {
       depth: depthField,
       format: formatField,
     },
-  },
-  status: {
+  }),
+  status: describe<Envelope<StatusData>>()({
     name: "status",
+    resultType: "Envelope<StatusData>",
     summary: "Per-repository generation, HEAD, files, languages, errors and limitations",
     description:
       "The state of the index: per repository its generation, git HEAD, file, symbol and " +
       "relation counts, languages, files that failed to index, limitations and the health of " +
       "each backend. Use it to tell whether an empty answer means 'absent' or 'not indexed'.",
-    params: { ...repoOnly },
-  },
-  refresh: {
+    params: {
+      ...indexParams,
+      refresh: {
+        type: "boolean",
+        description: "Reconcile the index with the working tree first",
+      },
+    },
+  }),
+  refresh: describe<Envelope<RefreshData>>()({
     name: "refresh",
+    resultType: "Envelope<RefreshData>",
     summary: "Reconcile repositories with their working trees now",
     description:
       "Bring the index up to date with the working tree now (only changed files are parsed). " +
       "Other actions accept refresh: true to do the same first.",
-    params: { ...repoOnly },
-  },
-  rebuild: {
+    params: { ...indexParams },
+  }),
+  rebuild: describe<Envelope<RefreshData>>()({
     name: "rebuild",
+    resultType: "Envelope<RefreshData>",
     summary: "Drop a repository's target and index it again",
     description:
       "Drop a repository's index and build it again from the files; for a damaged index.",
-    params: { ...repoOnly },
-  },
-};
+    params: { ...indexParams },
+  }),
+} as const;
+
+/** The name of an action the dispatch table answers. */
+export type MethodName = keyof typeof DESCRIPTORS;
+
+/** The validated params of an action, as its field specs describe them. */
+export type MethodParams<M extends MethodName> = ParamsOf<(typeof DESCRIPTORS)[M]["params"]>;
+
+/** What an action answers. */
+export type MethodResult<M extends MethodName> = NonNullable<(typeof DESCRIPTORS)[M]["result"]>;
+
+/** The descriptors by name, for lookups by a name from the wire. */
+export const METHODS: Readonly<Record<string, MethodDescriptor>> = DESCRIPTORS;
+
+/** Whether a name from the wire is an action of the dispatch table. */
+export function isMethodName(name: string): name is MethodName {
+  return Object.hasOwn(DESCRIPTORS, name);
+}
 
 /** Validates params against a method's descriptor; throws `InvalidParams` naming the field. */
+export function validateParams<M extends MethodName>(method: M, params: unknown): MethodParams<M>;
+export function validateParams(method: string, params: unknown): Record<string, unknown>;
 export function validateParams(method: string, params: unknown): Record<string, unknown> {
-  const descriptor = METHODS[method];
-  if (!descriptor) throw new WireError("MethodNotFound", `Unknown action '${method}'`);
+  if (!isMethodName(method)) throw new WireError("MethodNotFound", `Unknown action '${method}'`);
+  const descriptor: MethodDescriptor = DESCRIPTORS[method];
   if (params === undefined || params === null) params = {};
   if (typeof params !== "object" || Array.isArray(params)) {
     throw new WireError("InvalidParams", `Params of '${method}' must be an object`);

@@ -52,8 +52,12 @@ export interface RepositoryState {
   head: string | null;
 }
 
-/** The envelope every action returns (SPEC §7). */
-export interface Envelope {
+/**
+ * The envelope every action returns: results, how they were found
+ * (provenance), the generations answered from, limitations, paging, and
+ * action-specific `data` of type `D`.
+ */
+export interface Envelope<D = unknown> {
   action: ActionName;
   results: ResultHit[];
   provenance: Provenance;
@@ -64,5 +68,67 @@ export interface Envelope {
   next_cursor: string | null;
   trace_id: string;
   /** Action-specific structured data (status, refresh reports). */
-  data?: unknown;
+  data?: D;
+}
+
+/** `data` of a search answer: what its confidence label was computed from. */
+export interface SearchData {
+  confidence_features: { lead: number; share: number };
+}
+
+/** `data` of a grep answer: the pattern's language and the work done. */
+export interface GrepData {
+  language: string;
+  files_considered: number;
+  files_parsed: number;
+  elapsed_ms: number;
+}
+
+/**
+ * `data` of a navigation answer: depth and evidence levels, roots, unresolved
+ * uses, suggestions, a Mermaid diagram, rows read (which keys appear depends on
+ * the action).
+ */
+export type NavigationData = Record<string, unknown>;
+
+/** One repository in a `status` answer. */
+export interface RepositoryStatus {
+  name: string;
+  root: string;
+  target: string;
+  state: "ready" | "missing" | "corrupt" | "schema_mismatch" | "pipeline_mismatch";
+  refreshing: boolean;
+  generation: number;
+  head: string | null;
+  files: number;
+  chunks: number;
+  symbols: number;
+  relations: number;
+  bytes: number;
+  target_bytes: number;
+  languages: Record<string, number>;
+  capabilities: Record<string, number>;
+  errors: {
+    count: number;
+    by_stage: Record<string, number>;
+    sample: { path: string; stage: string; message: string }[];
+  };
+  skipped: Record<string, number>;
+  limitations: string[];
+  backends: Record<string, string>;
+  last_refresh: unknown;
+}
+
+/** `data` of a status answer (the daemon adds its counters as `daemon`). */
+export interface StatusData {
+  repositories: RepositoryStatus[];
+  daemon?: unknown;
+}
+
+/**
+ * `data` of a refresh or rebuild answer: one report per repository (plan
+ * counts, timings, vectors; only these three fields when cut or path-restricted).
+ */
+export interface RefreshData {
+  reports: { name: string; generation: number; changed: boolean }[];
 }

@@ -1,7 +1,7 @@
 /**
- * Confidence labels for ranked search (SPEC §7, §8). The label rests on the
- * top file's lead over the next file (the ratio of their scores): calibrated
- * on `deno task eval` over the 23 SWE-bench Lite rows and the first 100
+ * Confidence labels for ranked search (`reliable`, `candidate`, `weak`). The
+ * label rests on the top file's lead over the next file (the ratio of their
+ * scores): calibrated on `deno task eval` over the 23 SWE-bench Lite rows and the first 100
  * denoland/std commit rows (123 queries), the top file was a gold file in
  *   lead ≥ 1.3        — 89% of hybrid answers (57/64), 91% lexical, 91% vector → `reliable`
  *   1.1 ≤ lead < 1.3  — 59% (16/27) hybrid, 60% lexical, 53% vector            → `candidate`

@@ -4,8 +4,8 @@
  * frequency), multiplied by the term's query weight and summed per chunk —
  * a weighted BM25 that FTS5's OR query cannot express.
  */
-import type { DatabaseSync } from "node:sqlite";
 import type { WeightedTerm } from "../engine/query.ts";
+import type { TargetReader } from "../store/reader.ts";
 
 /** Per chunk: the summed weighted bm25 and the query terms it holds. */
 export interface LexicalMatch {
@@ -27,15 +27,13 @@ const ROWS_PER_TERM = 1500;
 
 /** Picks the terms worth matching: heaviest weight × idf, common ones dropped. */
 export function selectTerms(
-  db: DatabaseSync,
+  reader: TargetReader,
   terms: WeightedTerm[],
   chunks: number,
 ): SelectedTerm[] {
-  const lookup = db.prepare("SELECT doc FROM source_chunks_vocab WHERE term = ?");
   const selected: SelectedTerm[] = [];
   for (const entry of terms) {
-    const row = lookup.get(entry.term) as { doc: number } | undefined;
-    const documents = row?.doc ?? 0;
+    const documents = reader.termDocuments(entry.term);
     if (documents === 0) continue;
     const idf = Math.log(1 + (chunks - documents + 0.5) / (documents + 0.5));
     selected.push({ ...entry, documents, idf });
@@ -48,26 +46,18 @@ export function selectTerms(
 
 /** Weighted bm25 per chunk over the selected terms, among files `allowFile` accepts. */
 export function lexicalMatches(
-  db: DatabaseSync,
+  reader: TargetReader,
   terms: SelectedTerm[],
   allowFile: (fileId: number) => boolean,
 ): Map<number, LexicalMatch> {
-  const statement = db.prepare(
-    `SELECT f.rowid AS id, c.file_id AS file_id, bm25(source_chunks_fts, 1.0, 2.0) AS rank
-       FROM source_chunks_fts f JOIN source_chunks c ON c.id = f.rowid
-      WHERE source_chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
-  );
   const matches = new Map<number, LexicalMatch>();
   for (const term of terms) {
-    const rows = statement.all(ftsPhrase(term.term), ROWS_PER_TERM) as {
-      id: number;
-      file_id: number;
-      rank: number;
-    }[];
-    for (const row of rows) {
-      if (!allowFile(row.file_id)) continue;
-      let match = matches.get(row.id);
-      if (!match) matches.set(row.id, match = { fileId: row.file_id, score: 0, terms: new Set() });
+    for (const row of reader.termMatches(ftsPhrase(term.term), ROWS_PER_TERM)) {
+      if (!allowFile(row.fileId)) continue;
+      let match = matches.get(row.chunkId);
+      if (!match) {
+        matches.set(row.chunkId, match = { fileId: row.fileId, score: 0, terms: new Set() });
+      }
       // bm25 is negative: more negative is better.
       match.score += term.weight * -row.rank;
       match.terms.add(term.term);

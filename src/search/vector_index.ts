@@ -2,12 +2,13 @@
  * Chunk vectors of one generation held in memory for a brute-force scan.
  *
  * Layout: one contiguous Int8Array (rows × dimensions) with a float scale per
- * row. Stored vectors are float32 (SPEC §8); in memory they are quantised to
+ * row. Stored vectors are float32; in memory they are quantised to
  * int8 — a quarter of the memory, and at 100k chunks × 256 dimensions a full
- * scan is one pass over 25 MB. Loaded once per (target, generation, model).
+ * scan is one pass over 25 MB. Loaded once per (target, generation, model) and
+ * kept on the target's reader until its generation moves.
  */
-import type { DatabaseSync } from "node:sqlite";
 import { vectorFromBytes } from "../engine/vector.ts";
+import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
 
 export interface VectorIndex {
   generation: number;
@@ -25,40 +26,27 @@ export interface VectorHit {
   score: number;
 }
 
-const cache = new Map<string, VectorIndex>();
-/** Targets whose index is kept; the least recently used goes first. */
-const MAX_CACHED = 8;
-
-/** The vector index of a target at a generation, loaded on first use. */
-export function vectorIndexFor(
-  db: DatabaseSync,
-  options: { key: string; generation: number; model: string },
-): VectorIndex {
-  const cacheKey = `${options.key}\0${options.model}`;
-  const cached = cache.get(cacheKey);
-  if (cached && cached.generation === options.generation) {
-    cache.delete(cacheKey);
-    cache.set(cacheKey, cached);
-    return cached;
-  }
-  const index = loadVectorIndex(db, options.model, options.generation);
-  cache.delete(cacheKey);
+/** The vector index of a target's current generation for a model, loaded on first use. */
+export function vectorIndexFor(reader: TargetReader, model: string): VectorIndex {
+  const key = new MemoKey<VectorIndex>(`search:vectors:${model}`);
+  const generation = reader.generation();
+  const index = reader.memo(
+    key,
+    () =>
+      loadVectorIndex(reader.vectorRows(model), reader.fileTable().chunks, { model, generation }),
+  );
   // An empty index is not kept: vectors may be stored later without a new generation.
-  if (index.chunkIds.length > 0) cache.set(cacheKey, index);
-  while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  if (index.chunkIds.length === 0) reader.forget(key);
   return index;
 }
 
-/** Reads every chunk's vector for a model into the in-memory layout. */
-export function loadVectorIndex(db: DatabaseSync, model: string, generation = 0): VectorIndex {
-  const total = Number(
-    (db.prepare("SELECT count(*) AS n FROM source_chunks").get() as { n: number }).n,
-  );
-  const rows = db.prepare(
-    `SELECT c.id AS id, c.file_id AS file_id, v.vector AS vector
-       FROM source_chunks c JOIN chunk_vectors v
-         ON v.content_hash = c.content_hash AND v.model = ?`,
-  ).iterate(model) as Iterable<{ id: number; file_id: number; vector: Uint8Array }>;
+/** Packs up to `total` chunk vectors (of one size) into the in-memory layout. */
+export function loadVectorIndex(
+  rows: Iterable<VectorRow>,
+  total: number,
+  options: { model: string; generation?: number },
+): VectorIndex {
+  const { model, generation = 0 } = options;
   let dimensions = 0;
   let chunkIds = new Int32Array(total);
   let fileIds = new Int32Array(total);
@@ -81,8 +69,8 @@ export function loadVectorIndex(db: DatabaseSync, model: string, generation = 0)
     const offset = row * dimensions;
     for (let i = 0; i < dimensions; i++) values[offset + i] = Math.round(vector[i] * quantum);
     scales[row] = max === 0 ? 0 : max / 127;
-    chunkIds[row] = entry.id;
-    fileIds[row] = entry.file_id;
+    chunkIds[row] = entry.chunkId;
+    fileIds[row] = entry.fileId;
     row++;
   }
   if (row < total) {

@@ -2,8 +2,11 @@ import { DatabaseSync } from "node:sqlite";
 import { basename, join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { PIPELINE_VERSION, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { readMeta, writeMeta } from "./meta.ts";
+import { TargetReader } from "./reader.ts";
+import { TargetWriter } from "./writer.ts";
 
-/** Where a repository's target lives (SPEC §4). */
+/** Where a repository's target lives: one SQLite file per repository under the cache directory. */
 export interface TargetLocation {
   /** Canonical (real) repository root. */
   root: string;
@@ -51,22 +54,6 @@ function configure(db: DatabaseSync, readOnly: boolean): void {
   db.exec(`PRAGMA cache_size = ${readOnly ? -32_000 : -262_144}`);
 }
 
-/** Reads a meta value, or null. */
-export function readMeta(db: DatabaseSync, key: string): string | null {
-  const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
-    | { value: string }
-    | undefined;
-  return row ? row.value : null;
-}
-
-/** Writes a meta value. */
-export function writeMeta(db: DatabaseSync, key: string, value: string | number): void {
-  db.prepare(
-    "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-  )
-    .run(key, String(value));
-}
-
 /** Checks that an open database is a target this build can read. */
 export function checkTarget(db: DatabaseSync): TargetProblem | null {
   try {
@@ -82,12 +69,12 @@ export function checkTarget(db: DatabaseSync): TargetProblem | null {
 }
 
 /**
- * Opens the target for writing, creating or rebuilding it when it is missing,
- * damaged or of another version. Returns why it was rebuilt, if it was.
+ * Opens the target's one writer, creating or rebuilding the target when it is
+ * missing, damaged or of another version. Returns why it was rebuilt, if it was.
  */
-export function openWriterDatabase(
+export function openTargetWriter(
   location: TargetLocation,
-): { db: DatabaseSync; rebuilt: TargetProblem | null } {
+): { writer: TargetWriter; rebuilt: TargetProblem | null } {
   Deno.mkdirSync(location.directory, { recursive: true });
   let problem: TargetProblem | null = "missing";
   if (exists(location.databasePath)) {
@@ -95,7 +82,7 @@ export function openWriterDatabase(
       const db = new DatabaseSync(location.databasePath);
       configure(db, false);
       problem = checkTarget(db);
-      if (problem === null) return { db, rebuilt: null };
+      if (problem === null) return { writer: new TargetWriter(db), rebuilt: null };
       db.close();
     } catch {
       problem = "corrupt";
@@ -103,27 +90,27 @@ export function openWriterDatabase(
     removeDatabaseFiles(location.databasePath);
   }
   const db = createDatabase(location.databasePath);
-  return { db, rebuilt: problem === "missing" ? null : problem };
+  return { writer: new TargetWriter(db), rebuilt: problem === "missing" ? null : problem };
 }
 
-/** Opens a read-only connection, or reports why the target cannot be read. */
-export function openReaderDatabase(
+/** Opens a reader on the last committed generation, or reports why the target cannot be read. */
+export function openTargetReader(
   location: TargetLocation,
-): { db: DatabaseSync; problem: null } | { db: null; problem: TargetProblem } {
-  if (!exists(location.databasePath)) return { db: null, problem: "missing" };
+): { reader: TargetReader; problem: null } | { reader: null; problem: TargetProblem } {
+  if (!exists(location.databasePath)) return { reader: null, problem: "missing" };
   let db: DatabaseSync | null = null;
   try {
     db = new DatabaseSync(location.databasePath, { readOnly: true });
     configure(db, true);
     const problem = checkTarget(db);
-    if (problem === null) return { db, problem: null };
+    if (problem === null) return { reader: new TargetReader(db), problem: null };
     db.close();
-    return { db: null, problem };
+    return { reader: null, problem };
   } catch {
     try {
       db?.close();
     } catch { /* already closed */ }
-    return { db: null, problem: "corrupt" };
+    return { reader: null, problem: "corrupt" };
   }
 }
 

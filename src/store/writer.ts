@@ -1,8 +1,8 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { StoredFile } from "../engine/plan.ts";
-import type { ParseOutput } from "../indexer/parse_types.ts";
 import { HASH_MODEL_ID, hashVector, termCounts, vectorToBytes } from "../engine/vector.ts";
-import { readMeta, writeMeta } from "./target.ts";
+import { readMeta, writeMeta } from "./meta.ts";
+import type { ParseOutput } from "./records.ts";
 
 export interface FileRecord {
   path: string;
@@ -16,6 +16,15 @@ export interface FileRecord {
   lineCount: number;
   text: string;
   output: ParseOutput;
+}
+
+/** A chunk content to embed: its hash and where its bytes are in a file's text. */
+export interface ChunkSource {
+  hash: string;
+  /** Byte offsets into `text` (UTF-8). */
+  start: number;
+  end: number;
+  text: string;
 }
 
 /**
@@ -49,6 +58,9 @@ export class TargetWriter {
       insertVector: prepare(
         "INSERT OR IGNORE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
       ),
+      replaceVector: prepare(
+        "INSERT OR REPLACE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
+      ),
       dropOrphanVectors: prepare(
         `DELETE FROM chunk_vectors WHERE NOT EXISTS
           (SELECT 1 FROM source_chunks c WHERE c.content_hash = chunk_vectors.content_hash)`,
@@ -71,6 +83,54 @@ export class TargetWriter {
       ),
       clearError: prepare("DELETE FROM index_errors WHERE path = ?"),
     };
+  }
+
+  /** Closes the connection (rolling back a transaction still open). */
+  close(): void {
+    this.rollback();
+    this.#db.close();
+  }
+
+  /** A meta value as committed (or as written in the open transaction), or null. */
+  meta(key: string): string | null {
+    return readMeta(this.#db, key);
+  }
+
+  /** How many files have an `index_errors` row. */
+  errorCount(): number {
+    const row = this.#db.prepare("SELECT count(*) AS n FROM index_errors").get() as { n: number };
+    return Number(row.n);
+  }
+
+  /**
+   * One chunk per content hash that has no vector for `model` yet: its byte
+   * range in the committed text of a file holding it.
+   */
+  chunksWithoutVector(model: string): ChunkSource[] {
+    return this.#db.prepare(
+      `SELECT c.content_hash AS hash, c.start_byte AS start, c.end_byte AS end, f.text AS text
+         FROM source_chunks c JOIN source_files f ON f.id = c.file_id
+        WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v
+                           WHERE v.content_hash = c.content_hash AND v.model = ?)
+        GROUP BY c.content_hash`,
+    ).all(model).map((row) => ({
+      hash: row.hash as string,
+      start: Number(row.start),
+      end: Number(row.end),
+      text: row.text as string,
+    }));
+  }
+
+  /** How many distinct chunk contents the target holds. */
+  distinctChunkContents(): number {
+    const row = this.#db.prepare("SELECT count(DISTINCT content_hash) AS n FROM source_chunks")
+      .get() as { n: number };
+    return Number(row.n);
+  }
+
+  /** Stores (or replaces) the vector of a chunk content for a model. */
+  storeVector(contentHash: string, model: string, vector: Float32Array): void {
+    this.#statements.replaceVector.run(contentHash, model, vectorToBytes(vector));
   }
 
   /** Takes the write lock (single-flight across processes) and opens the transaction. */

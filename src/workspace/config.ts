@@ -8,13 +8,13 @@ export interface RepositoryConfig {
   path: string;
 }
 
-/** `sextant.yml` as far as the index core needs it (SPEC §3). */
+/** `sextant.yml` as far as the index core needs it (repositories, discovery, cache, siblings). */
 export interface WorkspaceConfig {
   root: string;
   discover: boolean;
   cacheDirectory: string;
   repositories: RepositoryConfig[];
-  /** Groups of repository names that resolve relations across each other (SPEC §9). */
+  /** Groups of repository names whose relations resolve across each other (project siblings). */
   projectSiblings: string[][];
   /** The whole parsed file, for sections read by their own modules (e.g. `embeddings`). */
   raw: Record<string, unknown>;

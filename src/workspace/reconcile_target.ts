@@ -1,5 +1,5 @@
 import { loadLanguageTable } from "../indexer/languages.ts";
-import type { EmbeddingConfig } from "../search/embeddings.ts";
+import type { EmbeddingConfig } from "../indexer/embeddings.ts";
 import type { ParsePool } from "../indexer/pool.ts";
 import {
   reconcileRepository,
@@ -8,7 +8,7 @@ import {
 } from "../indexer/refresh.ts";
 import {
   isCorruption,
-  openWriterDatabase,
+  openTargetWriter,
   removeDatabaseFiles,
   type TargetLocation,
 } from "../store/target.ts";
@@ -31,18 +31,18 @@ export async function reconcileTarget(
   options: { pool: () => ParsePool; onProgress?: (progress: RefreshProgress) => void },
 ): Promise<{ report: RefreshReport; rebuilt: boolean }> {
   const attempt = async (): Promise<RefreshReport> => {
-    const { db } = openWriterDatabase(target.location);
+    const { writer } = openTargetWriter(target.location);
     try {
       return await reconcileRepository({
         root: target.root,
-        db,
+        writer,
         table: loadLanguageTable(),
         pool: options.pool,
         onProgress: options.onProgress,
         embeddings: target.embeddings ?? null,
       });
     } finally {
-      db.close();
+      writer.close();
     }
   };
   try {

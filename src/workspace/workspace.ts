@@ -1,4 +1,3 @@
-import type { DatabaseSync } from "node:sqlite";
 import { basename, join, resolve, sep } from "node:path";
 import { WireError } from "../protocol/errors.ts";
 import { gitTopLevel } from "../indexer/git.ts";
@@ -8,15 +7,16 @@ import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
 import {
   defaultCacheDirectory,
   isCorruption,
-  openReaderDatabase,
+  openTargetReader,
   removeDatabaseFiles,
   type TargetLocation,
   targetLocation,
   type TargetProblem,
 } from "../store/target.ts";
+import type { TargetReader } from "../store/reader.ts";
 import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
-import { type EmbeddingConfig, embeddingConfig } from "../search/embeddings.ts";
+import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
 import type { RefreshMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
 
@@ -60,7 +60,7 @@ interface RunningRefresh {
 /** State shared by a workspace and its scoped views. */
 interface SharedState {
   /** Cached readers with the identity of the file they opened. */
-  readers: Map<string, { db: DatabaseSync; file: string }>;
+  readers: Map<string, { reader: TargetReader; file: string }>;
   refreshes: Map<string, RunningRefresh>;
   lastReports: Map<string, RefreshReport>;
   pools: Map<string, ParsePool>;
@@ -152,7 +152,7 @@ export class Workspace {
     return found;
   }
 
-  /** The project siblings of a repository (SPEC §9): every other member of its groups. */
+  /** The project siblings of a repository: every other member of the sibling groups it is in. */
   siblingsOf(name: string): string[] {
     const names = new Set<string>();
     for (const group of this.config.projectSiblings) {
@@ -161,42 +161,42 @@ export class Workspace {
     return [...names];
   }
 
-  /** A read-only connection to a repository's last committed generation, or why there is none. */
+  /** The reader of a repository's last committed generation, or why there is none. */
   reader(
     repo: Repository,
-  ): { db: DatabaseSync; problem: null } | { db: null; problem: TargetProblem } {
+  ): { reader: TargetReader; problem: null } | { reader: null; problem: TargetProblem } {
     const cached = this.#shared.readers.get(repo.name);
     if (cached) {
       // A rebuild (here or in another thread or process) replaces the file: reopen then.
       if (fileIdentity(repo.location.databasePath) === cached.file) {
-        return { db: cached.db, problem: null };
+        return { reader: cached.reader, problem: null };
       }
       this.dropReader(repo);
     }
     const file = fileIdentity(repo.location.databasePath);
-    const opened = openReaderDatabase(repo.location);
-    if (opened.db) this.#shared.readers.set(repo.name, { db: opened.db, file });
+    const opened = openTargetReader(repo.location);
+    if (opened.reader) this.#shared.readers.set(repo.name, { reader: opened.reader, file });
     return opened;
   }
 
   /** Drops a cached reader (after a rebuild, or when it turned out damaged). */
   dropReader(repo: Repository): void {
-    const db = this.#shared.readers.get(repo.name)?.db;
+    const reader = this.#shared.readers.get(repo.name)?.reader;
     this.#shared.readers.delete(repo.name);
     try {
-      db?.close();
+      reader?.close();
     } catch { /* closed */ }
   }
 
   /** Runs `fn` on a reader; a corruption error drops the reader and reports the target corrupt. */
   withReader<T>(
     repo: Repository,
-    fn: (db: DatabaseSync) => T,
+    fn: (reader: TargetReader) => T,
   ): { value: T; problem: null } | { value: null; problem: TargetProblem } {
     const opened = this.reader(repo);
-    if (!opened.db) return { value: null, problem: opened.problem };
+    if (!opened.reader) return { value: null, problem: opened.problem };
     try {
-      return { value: fn(opened.db), problem: null };
+      return { value: fn(opened.reader), problem: null };
     } catch (error) {
       if (!isCorruption(error)) throw error;
       this.dropReader(repo);

@@ -1,12 +1,12 @@
 /**
- * The optional embedding provider (SPEC §8): an OpenAI-compatible
+ * The optional embedding provider: an OpenAI-compatible
  * `/v1/embeddings` endpoint (Ollama, llama.cpp server, a hosted API)
  * configured in the `embeddings:` section of `sextant.yml`. Chunk embeddings
  * are stored per content hash and model id; any failure leaves search on the
  * hashing vectors, reported as `fallback_used`.
  */
-import type { DatabaseSync } from "node:sqlite";
-import { normalize, vectorToBytes } from "../engine/vector.ts";
+import { normalize } from "../engine/vector.ts";
+import type { TargetWriter } from "../store/writer.ts";
 
 export interface EmbeddingConfig {
   /** Full URL of the embeddings endpoint. */
@@ -166,24 +166,12 @@ export interface EmbeddingReport {
  * batch and reports it; what was stored stays.
  */
 export async function embedMissingChunks(
-  db: DatabaseSync,
+  writer: TargetWriter,
   config: EmbeddingConfig,
 ): Promise<EmbeddingReport> {
   const model = providerModelId(config);
-  const missing = db.prepare(
-    `SELECT c.content_hash AS hash, c.start_byte AS start, c.end_byte AS end, f.text AS text
-       FROM source_chunks c JOIN source_files f ON f.id = c.file_id
-      WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v
-                         WHERE v.content_hash = c.content_hash AND v.model = ?)
-      GROUP BY c.content_hash`,
-  ).all(model) as { hash: string; start: number; end: number; text: string }[];
-  const total =
-    (db.prepare("SELECT count(DISTINCT content_hash) AS n FROM source_chunks").get() as {
-      n: number;
-    }).n;
-  const insert = db.prepare(
-    "INSERT OR REPLACE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
-  );
+  const missing = writer.chunksWithoutVector(model);
+  const reused = writer.distinctChunkContents() - missing.length;
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   let computed = 0;
@@ -195,16 +183,11 @@ export async function embedMissingChunks(
     );
     try {
       const vectors = await embedTexts(config, texts);
-      batch.forEach((row, j) => insert.run(row.hash, model, vectorToBytes(vectors[j])));
+      batch.forEach((row, j) => writer.storeVector(row.hash, model, vectors[j]));
       computed += batch.length;
     } catch (error) {
-      return {
-        model,
-        computed,
-        reused: Number(total) - missing.length,
-        error: (error as Error).message,
-      };
+      return { model, computed, reused, error: (error as Error).message };
     }
   }
-  return { model, computed, reused: Number(total) - missing.length, error: null };
+  return { model, computed, reused, error: null };
 }

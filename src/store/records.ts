@@ -1,0 +1,56 @@
+/**
+ * The rows one parsed file contributes to its target: what the parse Workers
+ * produce and the writer stores. They live with the store so the store never
+ * reaches up into the indexer for its own input.
+ */
+
+export interface SymbolRow {
+  id: string;
+  name: string;
+  qualified_name: string;
+  kind: string;
+  start_line: number;
+  start_col: number;
+  end_line: number;
+  end_col: number;
+  signature: string | null;
+  doc: string | null;
+  parent_id: string | null;
+  exported: boolean;
+}
+
+export interface RelationRow {
+  kind: string;
+  from_symbol: string | null;
+  target: string;
+  receiver: string | null;
+  module: string | null;
+  alias: string | null;
+  start_line: number;
+  start_col: number;
+  end_line: number;
+  end_col: number;
+}
+
+export interface ChunkRow {
+  chunk_key: string;
+  start_line: number;
+  end_line: number;
+  start_byte: number;
+  end_byte: number;
+  kind: string;
+  symbol_path: string | null;
+  content_hash: string;
+  /** Space-separated code terms for FTS (symbol path terms first). */
+  terms: string;
+}
+
+/** What parsing one file yields: a broken file is diagnostics, never a throw. */
+export interface ParseOutput {
+  symbols: SymbolRow[];
+  relations: RelationRow[];
+  chunks: ChunkRow[];
+  diagnostics: string[];
+  /** True when the tree was too broken to trust: keep the last good rows instead. */
+  failed: boolean;
+}
