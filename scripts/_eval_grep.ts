@@ -1,5 +1,5 @@
 /**
- * The grep-only baseline of SPEC §13: ripgrep on the query's distinctive
+ * The grep-only baseline every figure is shown beside: ripgrep on the query's distinctive
  * words, files ranked by idf-weighted match counts, whole files read in order.
  */
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * `deno task eval`: retrieval quality per search strategy beside a grep-only
- * baseline (SPEC §13).
+ * baseline (recall@k, MRR, nDCG@10 and tokens-to-gold per strategy).
  *
  *   deno task eval                                  the shipped fixture set (eval/)
  *   deno task eval DATASET.jsonl --repo NAME=PATH [--rows N] [--strategies lexical,hybrid]
