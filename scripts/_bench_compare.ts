@@ -68,7 +68,15 @@ export function printComparison(
   paths: [string, string],
   threshold: number,
 ): void {
-  const read = (path: string) => JSON.parse(Deno.readTextFileSync(path)) as ComparedDocument;
+  const read = (path: string) => {
+    const document = JSON.parse(Deno.readTextFileSync(path)) as ComparedDocument;
+    if (!Array.isArray(document.targets) || document.targets.some((t) => !t.figures)) {
+      throw new SyntaxError(
+        `Cannot compare ${path}: it holds no figures (a bench JSON of format 2)`,
+      );
+    }
+    return document;
+  };
   const [before, after] = paths.map(read);
   const { moved, unmatched, compared } = compareDocuments(before, after, threshold);
   console.log(

@@ -54,6 +54,7 @@ export const FIGURES: FigureSpec[] = [
   { key: "grep_patterns_at_tenth_of_ast_grep", better: "none" },
   { key: "grep_selective_patterns", better: "none" },
   { key: "grep_selective_at_tenth_of_ast_grep", better: "none" },
+  { key: "daemon_first_refresh_ms", better: "lower" },
   { key: "daemon_search_p50_ms", better: "lower" },
   { key: "daemon_rss_idle_mb", better: "lower" },
   { key: "daemon_rss_serving_mb", better: "lower" },
@@ -116,6 +117,7 @@ export function figuresOf(result: TargetResult): Figures {
   const search = (actions: Record<string, { p50_ms: number; p99_ms: number }> | undefined) =>
     actions?.search;
   Object.assign(figures, {
+    daemon_first_refresh_ms: load?.first_refresh.ms ?? null,
     daemon_search_p50_ms: finite(load?.serial.search?.p50_ms),
     daemon_rss_idle_mb: load?.rss_idle_mb ?? null,
     daemon_rss_serving_mb: load?.serving.rss_max_mb ?? null,

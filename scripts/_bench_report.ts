@@ -217,7 +217,9 @@ function grepTable(r: TargetResult): string {
 function daemonSummary(d: DaemonResult): string {
   const refresh = d.during_refresh.refresh;
   return `daemon (${d.query_workers ?? "default"} query Workers): started in ${d.startup_s}s, ` +
-    `no-op refresh ${fmt(d.noop_refresh_ms, 1)} ms; RSS idle ${fmt(d.rss_idle_mb, 0)} MB, ` +
+    `first refresh ${fmt(d.first_refresh.ms, 1)} ms (parsed ${d.first_refresh.parsed}); RSS idle ${
+      fmt(d.rss_idle_mb, 0)
+    } MB, ` +
     `serving max ${fmt(d.serving.rss_max_mb, 0)} MB, during refresh max ${
       fmt(d.during_refresh.rss_max_mb, 0)
     } MB, VmHWM ${fmt(d.peak_rss_mb, 0)} MB; refresh of ${d.during_refresh.changed_files} files ` +
