@@ -143,15 +143,16 @@ export async function benchDaemon(
     log(
       `  daemon: ${options.clients} clients during a refresh of ${changed.length} changed files…`,
     );
-    const refresh = timedRefresh(daemon.control, errorSamples);
+    const refresh = refreshUnderLoad(daemon.control, errorSamples);
     const during = await loadPhase({
       daemon,
       options,
       errorSamples,
+      onStart: refresh.start,
       refreshing: refresh.running,
       until: (elapsed) => refresh.finished() && elapsed >= options.duration * 1000,
     });
-    const refreshResult = await refresh.result;
+    const refreshResult = await refresh.result();
     const rss = processRss(process.pid);
     const status = await daemon.control.request("status").catch(() => null) as
       | { data?: { daemon?: { cache?: { hits: number; misses: number } } } }
@@ -251,6 +252,8 @@ async function loadPhase(options: {
   options: LoadOptions & { definitions: Definition[] };
   errorSamples: string[];
   until: (elapsedMs: number) => boolean;
+  /** Called once the clients are connected, just before the first request. */
+  onStart?: () => void;
   /** While this says true, answers are also counted as sent during the refresh. */
   refreshing?: () => boolean;
 }): Promise<{ phase: LoadPhase; whileRefreshing: Record<string, ActionLoad> }> {
@@ -262,6 +265,7 @@ async function loadPhase(options: {
   const all = new Map(mix.map((action) => [action, { ms: [] as number[], errors: 0 }]));
   const during = new Map(mix.map((action) => [action, { ms: [] as number[], errors: 0 }]));
   const sampler = new ProcessRssSampler(daemon.process.pid).start();
+  options.onStart?.();
   const started = performance.now();
   let issued = 0;
   await Promise.all(clients.map(async (client) => {
@@ -309,21 +313,34 @@ async function loadPhase(options: {
   };
 }
 
-/** Starts a refresh through the control client; `finished` says when it ended. */
-function timedRefresh(control: DaemonClient, errorSamples: string[]) {
+/**
+ * A refresh through the control client, started by the load phase once its
+ * clients are connected (so the first requests are sent while it runs).
+ */
+function refreshUnderLoad(control: DaemonClient, errorSamples: string[]) {
+  let started = false;
   let finished = false;
-  const started = performance.now();
-  const result = (async () => {
+  let result: Promise<{ ms: number; parsed: number } | null> = Promise.resolve(null);
+  const run = async () => {
+    const startedAt = performance.now();
     try {
       const answer = await control.request("refresh", {}) as { data: { reports: RefreshReport[] } };
       const parsed = answer.data.reports.reduce((n, r) => n + r.parsed, 0);
-      return { ms: round(performance.now() - started, 1), parsed };
+      return { ms: round(performance.now() - startedAt, 1), parsed };
     } catch (error) {
       errorSamples.push(`refresh: ${(error as Error).message}`);
       return null;
     } finally {
       finished = true;
     }
-  })();
-  return { result, finished: () => finished, running: () => !finished };
+  };
+  return {
+    start: () => {
+      started = true;
+      result = run();
+    },
+    running: () => started && !finished,
+    finished: () => finished,
+    result: () => result,
+  };
 }
