@@ -10,7 +10,6 @@
 import type { RefreshReport } from "../src/indexer/refresh.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import type { Target } from "./_bench_corpus.ts";
-import { log } from "./_bench_report.ts";
 import { loadAverage, MB, processRss, ProcessRssSampler, round } from "./_bench_stats.ts";
 
 /** What the child prints. */
@@ -102,9 +101,10 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
       reports.push(
         await workspace.refresh(repo, (progress) => {
           // A long index says where it is every ten seconds (stderr; stdout is the answer).
+          // console.error, not the report's log: the child imports no more than it needs.
           if (performance.now() - lastLog < 10_000) return;
           lastLog = performance.now();
-          log(`    ${repo.name}: ${progress.phase} ${progress.done}/${progress.total}`);
+          console.error(`    ${repo.name}: ${progress.phase} ${progress.done}/${progress.total}`);
         }),
       );
     }
