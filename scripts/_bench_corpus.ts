@@ -158,7 +158,8 @@ export async function copyTree(source: string, destination: string): Promise<voi
   } catch { /* plain directory */ }
   if (isGit) {
     const status = new Deno.Command("git", {
-      args: ["status", "--porcelain", "--untracked-files=no"],
+      // --no-optional-locks: a plain `git status` rewrites .git/index, and the tree is not ours.
+      args: ["--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
       cwd: source,
       stdout: "piped",
       stderr: "null",
