@@ -188,7 +188,7 @@ function actionTable(r: TargetResult): string {
 
 function grepTable(r: TargetResult): string {
   const rows = r.grep.patterns.map((p) => [
-    p.pattern.length > 40 ? `${p.pattern.slice(0, 39)}…` : p.pattern,
+    shortPattern(p.pattern),
     p.language,
     p.selective ? "yes" : "",
     p.sextant.error ? "error" : fmt(p.sextant.first_ms, 1),
@@ -212,6 +212,12 @@ function grepTable(r: TargetResult): string {
     ],
     rows,
   );
+}
+
+/** A pattern on one line of at most 40 characters (newlines shown as ⏎). */
+function shortPattern(pattern: string): string {
+  const line = pattern.replace(/\n\s*/g, "⏎ ");
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 
 function daemonSummary(d: DaemonResult): string {
