@@ -133,7 +133,7 @@ function issueTable(results: TargetResult[]): string {
       "grep first query (cold files) p50",
       (_, f) =>
         `${fmt(f.grep_first_p50_ms, 1)} ms; ast-grep ${fmt(f.ast_grep_p50_ms, 1)} ms; ${
-          times(f.grep_first_vs_ast_grep, 2)
+          times(f.grep_first_vs_ast_grep, 3)
         } (median of patterns)`,
     ],
     [
@@ -148,7 +148,7 @@ function issueTable(results: TargetResult[]): string {
     ],
     [
       "grep warm p50",
-      (_, f) => `${fmt(f.grep_warm_p50_ms, 1)} ms (${times(f.grep_warm_vs_ast_grep, 2)} ast-grep)`,
+      (_, f) => `${fmt(f.grep_warm_p50_ms, 1)} ms (${times(f.grep_warm_vs_ast_grep, 3)} ast-grep)`,
     ],
     [
       "load average (cold index)",
