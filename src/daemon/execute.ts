@@ -5,6 +5,7 @@
  */
 import {
   type ActionContext,
+  type ActionRequest,
   answerAction,
   prepareAction,
   refreshFirst,
@@ -31,14 +32,17 @@ export interface ExecuteOptions {
   /** The caller's trace id for this request; the answer's `trace_id` is set to it. */
   traceId?: string;
   /**
-   * Runs the action itself on params already validated (the daemon: in a query
-   * Worker); default: answered here from the request prepared by `executeAction`.
+   * Runs the action itself (the daemon: in a query Worker); default: answered
+   * here from the prepared request. `params` are the validated params without
+   * `refresh` (already done), as plain data for a Worker; `request` is the
+   * request `executeAction` prepared, for `answerAction` on this thread.
    */
   run?: (
     workspace: Workspace,
     action: string,
     params: Record<string, unknown>,
     context: ActionContext,
+    request: ActionRequest,
   ) => Promise<Envelope>;
 }
 
@@ -117,7 +121,7 @@ async function executePrepared(
   const { refresh: _refresh, ...params }: Record<string, unknown> = request.params;
   const compute = async () => {
     const answer = options.run
-      ? await options.run(workspace, action, params, access)
+      ? await options.run(workspace, action, params, access, request)
       : await answerAction(request);
     request.scope.throwIfCancelled();
     // The policy again, before the answer is kept or returned.
