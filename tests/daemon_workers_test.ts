@@ -69,3 +69,25 @@ Deno.test("daemon (real socket): a query Worker that fails outside its action is
     await serving;
   }
 });
+
+Deno.test("daemon (real process): a process with no descriptor left is told it may not start a Worker", async () => {
+  const out = await new Deno.Command("prlimit", {
+    args: [
+      "--nofile=128",
+      Deno.execPath(),
+      "run",
+      "--allow-all",
+      new URL("./_descriptor_probe.ts", import.meta.url).pathname,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const { before, exhausted, relieved } = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.equal(before.limit, 128);
+  assert.ok(before.open > 0 && before.open < 100, JSON.stringify(before));
+  assert.equal(before.free, true);
+  assert.deepEqual(exhausted, { free: false, freeOne: false });
+  assert.equal(relieved.free, true, JSON.stringify(relieved));
+  assert.ok(relieved.open <= 128 - 24, JSON.stringify(relieved));
+});

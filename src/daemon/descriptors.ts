@@ -14,12 +14,16 @@ export const MODULE_LOAD_DESCRIPTORS = 16;
 
 /** The soft open-file limit of this process, or null when it is not known. */
 export function openFileLimit(): number | null {
+  return readLimit().limit;
+}
+
+function readLimit(): { limit: number | null; exhausted: boolean } {
   try {
     const limits = Deno.readTextFileSync("/proc/self/limits");
     const match = /^Max open files\s+(\d+)/m.exec(limits);
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
+    return { limit: match ? Number(match[1]) : null, exhausted: false };
+  } catch (error) {
+    return { limit: null, exhausted: isDescriptorExhaustion(error) };
   }
 }
 
@@ -28,25 +32,32 @@ export function openFileLimit(): number | null {
  * Listing them needs a descriptor itself: when none is left the count is the limit.
  */
 export function openDescriptors(): number | null {
+  return countOpen().open;
+}
+
+function countOpen(): { open: number | null; exhausted: boolean } {
   try {
     let count = 0;
     for (const _ of Deno.readDirSync("/proc/self/fd")) count++;
-    return count - 1; // the listing's own
+    return { open: count - 1, exhausted: false }; // the listing's own
   } catch (error) {
-    if (isDescriptorExhaustion(error)) return openFileLimit();
-    return null;
+    const exhausted = isDescriptorExhaustion(error);
+    return { open: exhausted ? openFileLimit() : null, exhausted };
   }
 }
 
 /**
- * Whether `need` more descriptors are free now (true when the budget is not
- * known); by default, what a Worker needs to start.
+ * Whether `need` more descriptors are free now; by default, what a Worker
+ * needs to start. False when even looking needs a descriptor that is not
+ * there; true when the budget cannot be known (not Linux).
  */
 export function descriptorsFree(need = WORKER_DESCRIPTORS + MODULE_LOAD_DESCRIPTORS): boolean {
-  const limit = openFileLimit();
-  const open = openDescriptors();
-  if (limit === null || open === null) return true;
-  return limit - open >= need;
+  const { limit, exhausted } = readLimit();
+  if (exhausted) return false;
+  const counted = countOpen();
+  if (counted.exhausted) return false;
+  if (limit === null || counted.open === null) return true;
+  return limit - counted.open >= need;
 }
 
 /** Whether an error says the process (EMFILE) or the system (ENFILE) ran out of descriptors. */
