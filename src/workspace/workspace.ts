@@ -17,7 +17,7 @@ import type { TargetReader } from "../store/reader.ts";
 import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
-import type { RefreshMessage } from "./refresh_worker.ts";
+import type { RefreshMessage, RefreshWorkerMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
 
 /** A repository of the workspace with its target. */
@@ -70,6 +70,8 @@ interface SharedState {
     worker: Worker;
     jobs: Map<number, (message: RefreshMessage) => void>;
     nextId: number;
+    /** Resolves once the Worker's modules are loaded; rejects when it fails before that. */
+    ready: Promise<void>;
   } | null;
 }
 
@@ -328,31 +330,57 @@ export class Workspace {
     }
   }
 
-  /** Runs a refresh in the refresh Worker (created on first use). */
+  /**
+   * Starts the refresh Worker now rather than at the first refresh (the daemon does, before it
+   * accepts connections); resolves once its modules are loaded. Nothing to do without
+   * `refreshInWorker`.
+   */
+  startRefreshWorker(): Promise<void> {
+    const shared = this.#shared;
+    if (shared.refreshWorker === undefined) return Promise.resolve();
+    shared.refreshWorker ??= this.#spawnRefreshWorker();
+    return shared.refreshWorker.ready;
+  }
+
+  #spawnRefreshWorker(): NonNullable<SharedState["refreshWorker"]> {
+    const shared = this.#shared;
+    const worker = new Worker(new URL("./refresh_worker.ts", import.meta.url), {
+      type: "module",
+    });
+    const jobs = new Map<number, (message: RefreshMessage) => void>();
+    const loaded = Promise.withResolvers<void>();
+    loaded.promise.catch(() => {}); // observed by `startRefreshWorker`
+    let ready = false;
+    worker.onmessage = (event: MessageEvent<RefreshWorkerMessage>) => {
+      if (event.data.type === "ready") {
+        ready = true;
+        loaded.resolve();
+      } else jobs.get(event.data.id)?.(event.data);
+    };
+    worker.onerror = (event) => {
+      // Never the default (which ends the process): the refreshes it held fail, it is replaced.
+      event.preventDefault();
+      const failure = {
+        type: "error" as const,
+        message: `refresh worker failed: ${event.message}`,
+      };
+      loaded.reject(new Error(failure.message));
+      for (const [id, handler] of jobs) handler({ id, ...failure });
+      worker.terminate();
+      if (shared.refreshWorker?.worker !== worker) return;
+      // One that had loaded is replaced at once; one that failed to load, at the next refresh.
+      shared.refreshWorker = ready ? this.#spawnRefreshWorker() : null;
+    };
+    return { worker, jobs, nextId: 1, ready: loaded.promise };
+  }
+
+  /** Runs a refresh in the refresh Worker (started with the daemon, else on first use). */
   #refreshInWorker(
     target: RefreshTarget,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<{ report: RefreshReport; rebuilt: boolean }> {
     const shared = this.#shared;
-    if (!shared.refreshWorker) {
-      const worker = new Worker(new URL("./refresh_worker.ts", import.meta.url), {
-        type: "module",
-      });
-      const jobs = new Map<number, (message: RefreshMessage) => void>();
-      worker.onmessage = (event: MessageEvent<RefreshMessage>) =>
-        jobs.get(event.data.id)?.(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        const failure = {
-          type: "error" as const,
-          message: `refresh worker failed: ${event.message}`,
-        };
-        for (const [id, handler] of jobs) handler({ id, ...failure });
-        shared.refreshWorker = null;
-        worker.terminate();
-      };
-      shared.refreshWorker = { worker, jobs, nextId: 1 };
-    }
+    shared.refreshWorker ??= this.#spawnRefreshWorker();
     const runner = shared.refreshWorker;
     const id = runner.nextId++;
     return new Promise((resolve, reject) => {
