@@ -125,6 +125,17 @@ export class RequestScope {
     return this.visible.filter((repo) => names.has(repo.name));
   }
 
+  /**
+   * Every repository an answer from the addressed ones may need: each one's
+   * resolver scope, in workspace order (what a resolving action refreshes).
+   */
+  resolverRepositories(): Repository[] {
+    const names = new Set(
+      this.repositories.flatMap((repo) => this.resolverScope(repo.name)).map((r) => r.name),
+    );
+    return this.visible.filter((repo) => names.has(repo.name));
+  }
+
   /** Whether the caller may see a path of a repository (the repository must be visible). */
   allowPath(repo: string, path: string): boolean {
     return this.#byName.has(repo) && (this.access.allowPath?.(repo, path) ?? true);
