@@ -199,3 +199,34 @@ Deno.test("a symbol with a path or a position finds what the path or position re
     assertEquals(answer.results[0].evidence, "same_file");
   });
 });
+
+Deno.test("a request path through a symlink that leaves the repository is PathRejected (real process)", async () => {
+  const outside = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-outside-" }));
+  writeFiles(outside, { "secret.ts": "export function secret(): number {\n  return 1;\n}\n" });
+  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-links-" }));
+  writeFiles(root, { "src/a.ts": "export function a(): number {\n  return 2;\n}\n" });
+  Deno.symlinkSync(outside, join(root, "away"));
+  Deno.symlinkSync(join(outside, "secret.ts"), join(root, "src/secret.ts"));
+  Deno.symlinkSync(join(root, "src"), join(root, "inside"));
+  const cache = tempCache();
+  for (const path of ["away/secret.ts", "src/secret.ts", "away"]) {
+    const out = await runCli([
+      "query",
+      "--embedded",
+      "--json",
+      "--workspace",
+      root,
+      "--cache-dir",
+      cache,
+      "definition",
+      "--path",
+      path,
+    ]);
+    const answer = JSON.parse(out.stdout) as { error?: { code: number; message: string } };
+    assertEquals(answer.error?.code, -32005, `${path}: ${out.stdout}`);
+    assertEquals(out.code, 2);
+  }
+  // A link that stays inside the repository is an ordinary path.
+  const inside = await query(root, cache, ["definition", "--path", "inside/a.ts"]);
+  assertEquals((inside as { error?: unknown }).error, undefined);
+});
