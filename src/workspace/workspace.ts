@@ -14,7 +14,7 @@ import {
   type TargetProblem,
 } from "../store/target.ts";
 import type { TargetReader } from "../store/reader.ts";
-import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
+import { checkRepositoryNames, parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
 import type { RefreshMessage } from "./refresh_worker.ts";
@@ -458,6 +458,8 @@ export async function loadWorkspaceConfig(
   if (config.repositories.length === 0) {
     config.repositories.push({ name: basename(config.root) || "root", path: config.root });
   }
+  // Names the file uses must name repositories, those discovery added included.
+  checkRepositoryNames(config);
   return config;
 }
 
