@@ -14,11 +14,18 @@ import {
   type TargetProblem,
 } from "../store/target.ts";
 import type { TargetReader } from "../store/reader.ts";
-import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
+import { checkRepositoryNames, parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
 import type { RefreshMessage, RefreshWorkerMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
+
+/**
+ * Why a target cannot answer: the store's problems, or `building` — created
+ * but never committed (its first build is running, or was abandoned): it is
+ * never served as ready; readers fall back and the next refresh finishes it.
+ */
+export type ReadProblem = TargetProblem | "building";
 
 /** A repository of the workspace with its target. */
 export interface Repository {
@@ -166,7 +173,7 @@ export class Workspace {
   /** The reader of a repository's last committed generation, or why there is none. */
   reader(
     repo: Repository,
-  ): { reader: TargetReader; problem: null } | { reader: null; problem: TargetProblem } {
+  ): { reader: TargetReader; problem: null } | { reader: null; problem: ReadProblem } {
     const cached = this.#shared.readers.get(repo.name);
     if (cached) {
       // A rebuild (here or in another thread or process) replaces the file: reopen then.
@@ -177,7 +184,12 @@ export class Workspace {
     }
     const file = fileIdentity(repo.location.databasePath);
     const opened = openTargetReader(repo.location);
-    if (opened.reader) this.#shared.readers.set(repo.name, { reader: opened.reader, file });
+    if (!opened.reader) return opened;
+    if (!everCommitted(opened.reader)) {
+      opened.reader.close();
+      return { reader: null, problem: "building" };
+    }
+    this.#shared.readers.set(repo.name, { reader: opened.reader, file });
     return opened;
   }
 
@@ -194,7 +206,7 @@ export class Workspace {
   withReader<T>(
     repo: Repository,
     fn: (reader: TargetReader) => T,
-  ): { value: T; problem: null } | { value: null; problem: TargetProblem } {
+  ): { value: T; problem: null } | { value: null; problem: ReadProblem } {
     const opened = this.reader(repo);
     if (!opened.reader) return { value: null, problem: opened.problem };
     try {
@@ -474,7 +486,22 @@ export async function loadWorkspaceConfig(
   if (config.repositories.length === 0) {
     config.repositories.push({ name: basename(config.root) || "root", path: config.root });
   }
+  // Names the file uses must name repositories, those discovery added included.
+  checkRepositoryNames(config);
   return config;
+}
+
+/**
+ * Whether a refresh ever committed into a target: every commit records the
+ * inventory source (and a commit that changed anything `committed_at`); a
+ * target created for a build that has not committed holds neither.
+ */
+function everCommitted(reader: TargetReader): boolean {
+  try {
+    return reader.meta("inventory_source") !== null || reader.meta("committed_at") !== null;
+  } catch {
+    return true; // A damaged file is found by the read that follows.
+  }
 }
 
 /** Device and inode of a file, or "" when it is absent. */
