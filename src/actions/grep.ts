@@ -21,7 +21,7 @@ import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilt
 import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor } from "./paging.ts";
-import { liveFiles, livePaths } from "./live_scan.ts";
+import { LIVE_SCAN_LIMITS, liveFiles, liveListing } from "./live_scan.ts";
 import { sha256Hex } from "../engine/hash.ts";
 
 export type GrepParams = MethodParams<"grep">;
@@ -59,7 +59,7 @@ export async function grep(scope: RequestScope, params: GrepParams): Promise<Env
   const language = await resolveLanguage(pattern, params, () => languagesInScope(scope));
   const parser = await parserFor(language);
   const compiled = compileOrThrow(pattern, language, parser);
-  const states = repositoryStates(workspace, repos);
+  const states = repositoryStates(workspace, repos, scope);
   const binding = { action: "grep", params: { ...params }, repositories: states };
   const cursor = params.cursor === undefined
     ? null
@@ -114,7 +114,7 @@ export async function grep(scope: RequestScope, params: GrepParams): Promise<Env
 async function resolveLanguage(
   pattern: string,
   params: GrepParams,
-  inScope: () => GrepLanguage[],
+  inScope: () => Promise<GrepLanguage[]>,
 ): Promise<GrepLanguage> {
   const supported = GREP_LANGUAGES.map((entry) => entry.language).join(", ");
   if (params.language !== undefined) {
@@ -129,7 +129,7 @@ async function resolveLanguage(
   }
   const fromPaths = new Set((params.paths ?? []).map((glob) => grepLanguageForPath(glob)));
   if (fromPaths.size === 1 && !fromPaths.has(null)) return [...fromPaths][0]!;
-  const present = inScope();
+  const present = await inScope();
   if (present.length === 0) {
     throw new WireError(
       "InvalidParams",
@@ -162,21 +162,30 @@ async function resolveLanguage(
   );
 }
 
-/** The grep languages of the files in scope, most files first. */
-function languagesInScope(scope: RequestScope): GrepLanguage[] {
+/**
+ * The grep languages of the files in scope that the caller may see, most files
+ * first (ties by name): a hidden file neither adds a language nor makes a
+ * `paths` glob that names only hidden files answer differently from one that
+ * names nothing.
+ */
+async function languagesInScope(scope: RequestScope): Promise<GrepLanguage[]> {
   const counts = new Map<GrepLanguage, number>();
   for (const repo of scope.repositories) {
     const indexed = scope.workspace.withReader(repo, (reader) => [...reader.paths()].sort());
     // Without a usable target the working tree is what a live scan would read.
-    const paths = indexed.problem ? livePaths(repo) : indexed.value;
+    const paths = indexed.problem
+      ? ((await liveListing(repo)).paths ?? []).slice(0, LIVE_SCAN_LIMITS.files)
+      : indexed.value;
     for (const path of paths) {
       const language = grepLanguageForPath(path);
-      if (language && scope.matchesPaths(path)) {
+      if (language && scope.matchesPaths(path) && scope.allowPath(repo.name, path)) {
         counts.set(language, (counts.get(language) ?? 0) + 1);
       }
     }
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([language]) => language);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0].language < b[0].language ? -1 : 1)).map((
+    [language],
+  ) => language);
 }
 
 function compileOrThrow(pattern: string, language: GrepLanguage, parser: Parser): CompiledPattern {
@@ -258,7 +267,12 @@ class GrepRun {
     scope.workspace.refresh(repo).catch(() => {});
     this.fallbacks.push(`${repo.name}: target ${problem}; matched against the working tree`);
     const bounded = { cut: false };
-    const files = liveFiles(repo, {
+    const listing = await liveListing(repo);
+    if (listing.problem !== null) {
+      this.#limitations.push(`${repo.name}: not scanned: ${listing.problem}`);
+      return true;
+    }
+    const files = liveFiles(repo, listing, {
       pathFilter: (path) =>
         grepLanguageForPath(path) === language && scope.matchesPaths(path) &&
         scope.allowPath(repo.name, path),

@@ -8,6 +8,8 @@ import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { lexicalMatches, selectTerms } from "../search/lexical.ts";
+import { VisibleLexicon } from "../search/visible_lexical.ts";
+import { type PathRule, visibleView } from "../workspace/visible.ts";
 import { atMost, confidenceFeatures, confidenceOf } from "../search/confidence.ts";
 import {
   isDocPath,
@@ -23,7 +25,7 @@ import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddi
 import { sliceLines } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
-import { liveScan } from "./live_scan.ts";
+import { liveListing, liveScan } from "./live_scan.ts";
 
 export type SearchParams = MethodParams<"search">;
 
@@ -60,7 +62,7 @@ export async function search(
   const kind = params.kind ?? "local";
   const limit = params.limit ?? 10;
   const repos = scope.repositories;
-  const states = repositoryStates(workspace, repos);
+  const states = repositoryStates(workspace, repos, scope);
   const binding = { action: "search", params: { ...params }, repositories: states };
   const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const analysis = analyzeQuery(params.query);
@@ -92,14 +94,18 @@ export async function search(
   // Identifiers the query writes that some searched repository holds (by whole compact term).
   const seen = new Set<string>();
   for (const repo of repos) {
+    const rule = scope.pathRule(repo.name);
     const answer = workspace.withReader(
       repo,
-      (reader) => rankRepository(reader, repo, { analysis, strategy, limit, allowPath, vectors }),
+      (reader) =>
+        rankRepository(reader, repo, { analysis, strategy, limit, allowPath, vectors, rule }),
     );
     if (answer.problem) {
       fallbacks.push(`${repo.name}: target ${answer.problem}`);
       const terms = analysis.terms.map((term) => term.term);
-      const scan = liveScan(repo, {
+      const listing = await liveListing(repo);
+      if (listing.problem !== null) fallbacks.push(`${repo.name}: not scanned: ${listing.problem}`);
+      const scan = listing.problem !== null ? [] : liveScan(repo, listing, {
         terms,
         limit: offset + limit,
         pathFilter: (path) => allowPath(repo, path, null),
@@ -130,11 +136,7 @@ export async function search(
     }
     ranked.push(...answer.value.ranked);
     limitations.push(...answer.value.limitations);
-    workspace.withReader(repo, (reader) => {
-      for (const word of analysis.identifiers) {
-        if (!seen.has(word) && reader.termDocuments(compactIdentifier(word)) > 0) seen.add(word);
-      }
-    });
+    for (const word of answer.value.seen) seen.add(word);
   }
   // One repository keeps its order; several are merged round by round, best first.
   const merged = repos.length === 1
@@ -264,10 +266,17 @@ function rankRepository(
     limit: number;
     allowPath: (repo: Repository, path: string, language: string | null) => boolean;
     vectors: QueryVectors | null;
+    /** The caller's path rule: then every statistic is over the visible part only. */
+    rule: PathRule | null;
   },
-): { ranked: RepositoryAnswer["ranked"]; limitations: string[] } {
+): { ranked: RepositoryAnswer["ranked"]; limitations: string[]; seen: string[] } {
   const { analysis, strategy } = options;
   const table = reader.fileTable();
+  const lexicon = options.rule
+    ? new VisibleLexicon(reader, visibleView(reader, options.rule))
+    : null;
+  const statistics = lexicon ?? reader;
+  const chunkCount = lexicon ? lexicon.chunks : table.chunks;
   const allowed = new Map<number, boolean>();
   // Hidden and filtered files are dropped before anything is scored or counted.
   const allowFile = (fileId: number): boolean => {
@@ -279,11 +288,15 @@ function rankRepository(
     }
     return ok;
   };
-  const selected = selectTerms(reader, analysis.terms, Math.max(1, table.chunks));
+  const selected = selectTerms(statistics, analysis.terms, Math.max(1, chunkCount));
   const termIdf = new Map(selected.map((term) => [term.term, term.idf]));
   const limitations: string[] = [];
 
-  const lexical = strategy === "vector" ? new Map() : lexicalMatches(reader, selected, allowFile);
+  const lexical = strategy === "vector"
+    ? new Map()
+    : lexicon
+    ? lexicon.matches(selected, allowFile)
+    : lexicalMatches(reader, selected, allowFile);
   const lexicalTop = [...lexical.entries()].sort((a, b) => b[1].score - a[1].score).slice(
     0,
     LEXICAL_POOL,
@@ -305,7 +318,7 @@ function rankRepository(
         );
       }
     }
-    if (index.dimensions === 0 && table.chunks > 0) {
+    if (index.dimensions === 0 && chunkCount > 0) {
       limitations.push(`${repo.name}: no vectors stored; answered lexically`);
     }
     for (const hit of nearestChunks(index, query, { limit: VECTOR_POOL, allowFile })) {
@@ -348,6 +361,10 @@ function rankRepository(
       return { ...entry, repo, file: table.files.get(entry.chunk.fileId)!, round };
     }),
     limitations,
+    // Identifiers the query writes that this target holds (by whole compact term).
+    seen: analysis.identifiers.filter((word) =>
+      statistics.termDocuments(compactIdentifier(word)) > 0
+    ),
   };
 }
 

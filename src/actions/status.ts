@@ -9,6 +9,7 @@ import { envelope, repositoryStates } from "./envelope.ts";
 import { tokenCost } from "./paging.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
+import { type PathRule, visibleView } from "../workspace/visible.ts";
 
 /** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
 export function status(
@@ -18,8 +19,8 @@ export function status(
   const { workspace } = scope;
   const repos = scope.repositories;
   const statuses = repos.map((repo) => {
-    if (!scope.pathRestricted(repo.name)) return repositoryStatus(workspace, repo);
-    return restrictedStatus(workspace, repo, (path) => scope.allowPath(repo.name, path));
+    const rule = scope.pathRule(repo.name);
+    return rule ? restrictedStatus(workspace, repo, rule) : repositoryStatus(workspace, repo);
   });
   const limitations = statuses.flatMap((s) => s.limitations.map((l) => `${s.name}: ${l}`));
   if (params.token_budget !== undefined && shortenSamples(statuses, params.token_budget)) {
@@ -31,7 +32,7 @@ export function status(
     action: "status",
     results: [],
     provenance: { backend: "status", confidence: "exact" },
-    repositories: repositoryStates(workspace, repos),
+    repositories: repositoryStates(workspace, repos, scope),
     limitations,
     data: { repositories: statuses },
   });
@@ -72,17 +73,21 @@ function repositoryStatus(workspace: Workspace, repo: Repository): RepositorySta
 
 /**
  * The status of a repository of which only some paths are visible: counts over
- * those paths only, and nothing measured over the whole tree (sizes, skips,
- * refresh reports), so the hidden part leaks no count.
+ * those paths only, the version of the visible part for its generation and no
+ * HEAD (`src/workspace/visible.ts`), and nothing measured over the whole tree
+ * (sizes, skips, refresh reports), so the hidden part leaks no count.
  */
 function restrictedStatus(
   workspace: Workspace,
   repo: Repository,
-  allowPath: (path: string) => boolean,
+  rule: PathRule,
 ): RepositoryStatus {
+  const allowPath = rule.allow;
   const full = repositoryStatus(workspace, repo);
   const base: RepositoryStatus = {
     ...full,
+    generation: 0,
+    head: null,
     target: "",
     files: 0,
     chunks: 0,
@@ -105,6 +110,7 @@ function restrictedStatus(
     const files = reader.fileTable().files.values();
     const status = {
       ...base,
+      generation: visibleView(reader, rule).version,
       languages: {} as Record<string, number>,
       capabilities: {} as Record<string, number>,
     };
@@ -119,6 +125,9 @@ function restrictedStatus(
       status.languages[language] = (status.languages[language] ?? 0) + 1;
       status.capabilities[file.capability] = (status.capabilities[file.capability] ?? 0) + 1;
     }
+    // Keys in name order, as the whole-target counts have them (not in row order).
+    status.languages = sortedKeys(status.languages);
+    status.capabilities = sortedKeys(status.capabilities);
     const errors = reader.indexErrors().filter((error) => allowPath(error.path));
     const byStage: Record<string, number> = {};
     for (const error of errors) byStage[error.stage] = (byStage[error.stage] ?? 0) + 1;
@@ -126,6 +135,10 @@ function restrictedStatus(
     return status;
   });
   return answer.value ?? { ...base, state: answer.problem ?? "corrupt" };
+}
+
+function sortedKeys(record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a < b ? -1 : 1));
 }
 
 function fill(reader: TargetReader, base: RepositoryStatus): RepositoryStatus {
@@ -206,12 +219,22 @@ export async function refreshAction(
   const { workspace } = scope;
   const repos = scope.repositories;
   const reports: (RefreshReport & { name: string })[] = [];
+  // What a path-restricted caller is told: the version of its visible part and whether it moved.
+  const restricted = new Map<string, { generation: number; changed: boolean }>();
   for (const repo of repos) {
     const progress = scope.progressOf(repo);
+    const before = repositoryStates(workspace, [repo], scope)[0];
     const report = options.rebuild
       ? await workspace.rebuild(repo, progress)
       : await workspace.refresh(repo, progress);
     reports.push({ name: repo.name, ...report });
+    if (scope.pathRule(repo.name)) {
+      const after = repositoryStates(workspace, [repo], scope)[0];
+      restricted.set(repo.name, {
+        generation: after.generation,
+        changed: after.generation !== before.generation,
+      });
+    }
   }
   // Whole-tree plan counts would tell a path-restricted caller about paths it may not see.
   const summary = (report: RefreshReport & { name: string }) => ({
@@ -219,11 +242,17 @@ export async function refreshAction(
     generation: report.generation,
     changed: report.changed,
   });
-  let shown = reports.map((report) => scope.pathRestricted(report.name) ? summary(report) : report);
+  let shown = reports.map((report) => {
+    const seen = restricted.get(report.name);
+    return seen ? { name: report.name, ...seen } : report;
+  });
   const limitations: string[] = [];
   const budget = options.tokenBudget;
   if (budget !== undefined && tokenCost(shown) > budget) {
-    shown = reports.map(summary);
+    shown = reports.map((report) => {
+      const seen = restricted.get(report.name);
+      return seen ? { name: report.name, ...seen } : summary(report);
+    });
     limitations.push(
       `reports shortened to name, generation and changed to fit token_budget ${budget}`,
     );
@@ -232,7 +261,7 @@ export async function refreshAction(
     action: options.rebuild ? "rebuild" : "refresh",
     results: [],
     provenance: { backend: "indexer", confidence: "exact" },
-    repositories: repositoryStates(workspace, repos),
+    repositories: repositoryStates(workspace, repos, scope),
     limitations,
     data: { reports: shown },
   });

@@ -116,7 +116,7 @@ async function executePrepared(
   const { workspace } = prepared;
   const visible = prepared.context.repositories ??
     new Set(workspace.repositories.map((r) => r.name));
-  const access = { ...prepared.context, signal, onProgress: options.onProgress };
+  const access = { ...prepared.context, signal, onProgress: grant.progressFor(options.onProgress) };
   // Params are validated and the scope built once, before a refresh does any work.
   const request = prepareAction(workspace, action, prepared.params, access);
   // A refresh is administrative: `refresh: true` from an agent not granted `refresh` runs none,
