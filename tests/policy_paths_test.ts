@@ -89,6 +89,51 @@ const BETA = {
 
 const TOKENS = { limited: "limited-token-abc", admin: "admin-token-xyz" };
 
+/** One shape of path rule: what the agent may see, what it may not, and how a hidden file changes. */
+interface Scenario {
+  name: string;
+  /** The agent's globs for alpha. */
+  paths: string[];
+  visible: Record<string, string>;
+  hidden: Record<string, string>;
+  /** Files written in the hidden world only, between the first and second phase. */
+  hiddenEdit: Record<string, string>;
+  /** Strings only hidden files hold (no visible file writes them). */
+  secrets: string[];
+}
+
+/** Every file of both sets, sorted into what `filter` keeps and what it does not. */
+function split(filter: (path: string) => boolean) {
+  const all: Record<string, string> = { ...VISIBLE, ...HIDDEN };
+  const visible: Record<string, string> = {};
+  const hidden: Record<string, string> = {};
+  for (const [path, text] of Object.entries(all)) (filter(path) ? visible : hidden)[path] = text;
+  return { visible, hidden };
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: "a directory (src/**)",
+    paths: ["src/**"],
+    ...split((path) => path.startsWith("src/")),
+    hiddenEdit: {
+      "secret/hidden.ts": HIDDEN["secret/hidden.ts"] + "export const more = 'zanzibar giraffe';\n",
+      "secret/extra.ts": "export function helper(): string {\n  return 'giraffe';\n}\n",
+    },
+    secrets: ["zanzibar", "SecretVault", "hidden.ts", "helperOfSecrets", "giraffes", "tool.py"],
+  },
+  {
+    name: "a file type (**/*.ts)",
+    paths: ["**/*.ts"],
+    ...split((path) => path.endsWith(".ts")),
+    hiddenEdit: {
+      "secret/tool.py": HIDDEN["secret/tool.py"] + "\ndef helper():\n    return 'giraffe'\n",
+      "docs/extra.md": "# giraffe helper\n\nzebra zebra giraffe\n",
+    },
+    secrets: ["tool.py", "notes.md", "The giraffe and the zebra", "zanzibarKeyMaterial"],
+  },
+];
+
 /** One world: its workspace directory and the alpha repository's root. */
 interface World {
   workspace: string;
@@ -96,8 +141,9 @@ interface World {
   cache: string;
 }
 
-function makeWorld(hidden: boolean, beta: string): World {
-  const alpha = fixtureRepository(hidden ? { ...VISIBLE, ...HIDDEN } : VISIBLE, { git: false });
+function makeWorld(scenario: Scenario, hidden: boolean, beta: string): World {
+  const files = hidden ? { ...scenario.visible, ...scenario.hidden } : scenario.visible;
+  const alpha = fixtureRepository(files, { git: false });
   // Links into the hidden part (dangling where it does not exist): never indexed.
   Deno.symlinkSync("../secret/hidden.ts", join(alpha, "src/link.ts"));
   Deno.symlinkSync("../.env", join(alpha, "src/notes.txt"));
@@ -121,7 +167,7 @@ agents:
   limited:
     token_env: LIMITED_TOKEN
     repositories: [alpha, beta]
-    paths: { alpha: ["src/**"] }
+    paths: { alpha: ${JSON.stringify(scenario.paths)} }
   admin:
     token_env: ADMIN_TOKEN
     repositories: "*"
@@ -237,7 +283,11 @@ async function ask(client: DaemonClient, method: string, params: unknown) {
 }
 
 /** Runs the whole conversation in one world; returns every answer, in order. */
-async function converse(world: World, hidden: boolean): Promise<{ label: string; text: string }[]> {
+async function converse(
+  scenario: Scenario,
+  world: World,
+  hidden: boolean,
+): Promise<{ label: string; text: string }[]> {
   const daemon = await startDaemon({
     workspace: world.workspace,
     cache: world.cache,
@@ -272,13 +322,7 @@ async function converse(world: World, hidden: boolean): Promise<{ label: string;
     };
     await phase("A");
     // A hidden file changes in the hidden world only; nothing the agent sees changes.
-    if (hidden) {
-      writeFiles(world.alpha, {
-        "secret/hidden.ts": HIDDEN["secret/hidden.ts"] +
-          "export const more = 'zanzibar giraffe';\n",
-        "secret/extra.ts": "export function helper(): string {\n  return 'giraffe';\n}\n",
-      });
-    }
+    if (hidden) writeFiles(world.alpha, scenario.hiddenEdit);
     await admin.request("refresh", {});
     // Cursors issued before the hidden edit still continue (or fail) alike.
     for (const { label, method, params } of cursors.splice(0)) {
@@ -296,7 +340,10 @@ async function converse(world: World, hidden: boolean): Promise<{ label: string;
     await phase("C");
     // Its own refresh and rebuild, with their progress: told only what it may see.
     record("refresh", await ask(limited, "refresh", {}));
-    if (hidden) writeFiles(world.alpha, { "secret/extra.ts": "export const x = 1;\n" });
+    if (hidden) {
+      const again = Object.keys(scenario.hiddenEdit).map((path) => [path, "export const x = 1;\n"]);
+      writeFiles(world.alpha, Object.fromEntries(again));
+    }
     record("refresh alpha", await ask(limited, "refresh", { repo: "alpha" }));
     record("search refresh", await ask(limited, "search", { query: "giraffe", refresh: true }));
     record("rebuild alpha", await ask(limited, "rebuild", { repo: "alpha" }));
@@ -309,55 +356,51 @@ async function converse(world: World, hidden: boolean): Promise<{ label: string;
   return answers;
 }
 
-Deno.test("policy (real socket): for an agent limited to src/**, hidden paths answer exactly like missing ones — every action, counts, scores and messages included", async () => {
-  const beta = fixtureRepository(BETA);
-  const hiddenWorld = makeWorld(true, beta);
-  const missingWorld = makeWorld(false, beta);
-  const withHidden = await converse(hiddenWorld, true);
-  const withoutHidden = await converse(missingWorld, false);
-  const dump = Deno.env.get("SEXTANT_SWEEP_DUMP");
-  if (dump) {
-    Deno.writeTextFileSync(`${dump}.hidden.json`, JSON.stringify(withHidden, null, 1));
-    Deno.writeTextFileSync(`${dump}.missing.json`, JSON.stringify(withoutHidden, null, 1));
-  }
-  // The same conversation in both worlds: every label once, answered alike.
-  const hiddenAnswers = new Map(withHidden.map((answer) => [answer.label, answer.text]));
-  const missingAnswers = new Map(withoutHidden.map((answer) => [answer.label, answer.text]));
-  assert.equal(hiddenAnswers.size, withHidden.length, "labels are unique");
-  const labels = [...new Set([...hiddenAnswers.keys(), ...missingAnswers.keys()])];
-  const differences: string[] = [];
-  for (const label of labels) {
-    const a = hiddenAnswers.get(label) ?? "(not asked)";
-    const b = missingAnswers.get(label) ?? "(not asked)";
-    if (a === b) continue;
-    let at = 0;
-    while (at < a.length && a[at] === b[at]) at++;
-    const from = Math.max(0, at - 300);
-    differences.push(
-      `${label} (from character ${from})\n  hidden:  ${a.slice(from, at + 600)}\n  missing: ${
-        b.slice(from, at + 600)
-      }`,
-    );
-  }
-  console.log(
-    `hidden-vs-missing comparisons (path-restricted agent): ${labels.length}, ${
-      labels.length - differences.length
-    } identical`,
-  );
-  assert.equal(differences.length, 0, `${differences.length} differ:\n${differences.join("\n")}`);
-  // Strings that exist only in hidden files (the visible ones never write them).
-  const secrets = [
-    "zanzibar",
-    "SecretVault",
-    "hidden.ts",
-    "helperOfSecrets",
-    "giraffes",
-    "tool.py",
-  ];
-  for (const answer of withHidden) {
-    for (const secret of secrets) {
-      if (answer.label.includes(secret)) continue;
-      assert.ok(!answer.text.includes(secret), `${answer.label} leaks '${secret}': ${answer.text}`);
+for (const scenario of SCENARIOS) {
+  Deno.test(`policy (real socket): for an agent limited to ${scenario.name}, hidden paths answer exactly like missing ones — every action, counts, scores and messages included`, async () => {
+    const beta = fixtureRepository(BETA);
+    const hiddenWorld = makeWorld(scenario, true, beta);
+    const missingWorld = makeWorld(scenario, false, beta);
+    const withHidden = await converse(scenario, hiddenWorld, true);
+    const withoutHidden = await converse(scenario, missingWorld, false);
+    const dump = Deno.env.get("SEXTANT_SWEEP_DUMP");
+    if (dump) {
+      Deno.writeTextFileSync(`${dump}.hidden.json`, JSON.stringify(withHidden, null, 1));
+      Deno.writeTextFileSync(`${dump}.missing.json`, JSON.stringify(withoutHidden, null, 1));
     }
-  }
-});
+    // The same conversation in both worlds: every label once, answered alike.
+    const hiddenAnswers = new Map(withHidden.map((answer) => [answer.label, answer.text]));
+    const missingAnswers = new Map(withoutHidden.map((answer) => [answer.label, answer.text]));
+    assert.equal(hiddenAnswers.size, withHidden.length, "labels are unique");
+    const labels = [...new Set([...hiddenAnswers.keys(), ...missingAnswers.keys()])];
+    const differences: string[] = [];
+    for (const label of labels) {
+      const a = hiddenAnswers.get(label) ?? "(not asked)";
+      const b = missingAnswers.get(label) ?? "(not asked)";
+      if (a === b) continue;
+      let at = 0;
+      while (at < a.length && a[at] === b[at]) at++;
+      const from = Math.max(0, at - 300);
+      differences.push(
+        `${label} (from character ${from})\n  hidden:  ${a.slice(from, at + 600)}\n  missing: ${
+          b.slice(from, at + 600)
+        }`,
+      );
+    }
+    console.log(
+      `hidden-vs-missing comparisons (agent limited to ${scenario.name}): ${labels.length}, ${
+        labels.length - differences.length
+      } identical`,
+    );
+    assert.equal(differences.length, 0, `${differences.length} differ:\n${differences.join("\n")}`);
+    for (const answer of withHidden) {
+      for (const secret of scenario.secrets) {
+        if (answer.label.includes(secret)) continue;
+        assert.ok(
+          !answer.text.includes(secret),
+          `${answer.label} leaks '${secret}': ${answer.text}`,
+        );
+      }
+    }
+  });
+}
