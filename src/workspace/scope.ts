@@ -165,7 +165,7 @@ export class RequestScope {
   pathRule(repo: string): PathRule | null {
     if (!this.pathRestricted(repo)) return null;
     return this.access.pathRule?.(repo) ??
-      { key: `unkeyed:${crypto.randomUUID()}`, allow: (path) => this.allowPath(repo, path) };
+      { key: null, allow: (path) => this.allowPath(repo, path) };
   }
 
   /** Whether a path passes the request's `paths` globs. */

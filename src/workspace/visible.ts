@@ -20,8 +20,8 @@ import { MemoKey, type TargetReader } from "../store/reader.ts";
 
 /** A caller's path rule for one repository: a stable key (for caches) and the test itself. */
 export interface PathRule {
-  /** Equal keys mean equal rules (the rule's globs). */
-  key: string;
+  /** Equal keys mean equal rules (the rule's globs); null: not kept between requests. */
+  key: string | null;
   allow: (path: string) => boolean;
 }
 
@@ -54,28 +54,34 @@ export function chunkSizes(
 
 /** The visible part of a reader's generation under a rule (kept on the reader per rule). */
 export function visibleView(reader: TargetReader, rule: PathRule): VisibleView {
-  return reader.memo(new MemoKey<VisibleView>(`visible:${rule.key}`), () => {
-    const table = reader.fileTable();
-    const hashes = new Map(reader.trigramCandidates(null).map((file) => [file.id, file]));
-    const files = new Set<number>();
-    const paths = new Set<string>();
-    const parts: string[] = [];
-    // Path order: the version does not depend on row ids, which differ between histories.
-    for (const file of [...table.files.values()].sort((a, b) => a.path < b.path ? -1 : 1)) {
-      if (!rule.allow(file.path)) continue;
-      files.add(file.id);
-      paths.add(file.path);
-      const hash = hashes.get(file.id)?.contentHash ?? "";
-      parts.push(`${file.path}\0${hash}\0${file.language ?? ""}\0${file.capability}`);
-    }
-    let chunks = 0;
-    let tokens = 0;
-    for (const size of chunkSizes(reader).values()) {
-      if (!files.has(size.fileId)) continue;
-      chunks++;
-      tokens += size.tokens;
-    }
-    const version = parseInt(sha256Hex(parts.join("\n")).slice(0, 12), 16) || 1;
-    return { files, paths, chunks, tokens, version };
-  });
+  if (rule.key === null) return computeView(reader, rule);
+  return reader.memo(
+    new MemoKey<VisibleView>(`visible:${rule.key}`),
+    () => computeView(reader, rule),
+  );
+}
+
+function computeView(reader: TargetReader, rule: PathRule): VisibleView {
+  const table = reader.fileTable();
+  const hashes = new Map(reader.trigramCandidates(null).map((file) => [file.id, file]));
+  const files = new Set<number>();
+  const paths = new Set<string>();
+  const parts: string[] = [];
+  // Path order: the version does not depend on row ids, which differ between histories.
+  for (const file of [...table.files.values()].sort((a, b) => a.path < b.path ? -1 : 1)) {
+    if (!rule.allow(file.path)) continue;
+    files.add(file.id);
+    paths.add(file.path);
+    const hash = hashes.get(file.id)?.contentHash ?? "";
+    parts.push(`${file.path}\0${hash}\0${file.language ?? ""}\0${file.capability}`);
+  }
+  let chunks = 0;
+  let tokens = 0;
+  for (const size of chunkSizes(reader).values()) {
+    if (!files.has(size.fileId)) continue;
+    chunks++;
+    tokens += size.tokens;
+  }
+  const version = parseInt(sha256Hex(parts.join("\n")).slice(0, 12), 16) || 1;
+  return { files, paths, chunks, tokens, version };
 }
