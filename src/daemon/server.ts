@@ -13,6 +13,7 @@
  * longest-idle connection's descriptor first.
  */
 import { ResultCache } from "../actions/result_cache.ts";
+import { type LspBackend, openLspBackend } from "../actions/lsp_route.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { WireError } from "../protocol/errors.ts";
 import { Connection } from "./connection.ts";
@@ -70,6 +71,8 @@ export class Daemon {
   #connectionCount = 0;
   #closing: Promise<void> | null = null;
   #stopObserving: () => void = () => {};
+  /** The language servers of the workspace in force (on this thread; replaced by a reload). */
+  #lsp: LspBackend | null;
   /** Bumped by each reload, so query Workers reopen the registry. */
   #epoch = 0;
 
@@ -79,6 +82,8 @@ export class Daemon {
     this.#log = options.log ?? new TraceLog({ quiet: true });
     this.#workspaces = new WorkspaceSlot(workspace);
     this.#policy = policy;
+    // The first request for a server falls back at once and starts it; later ones are routed.
+    this.#lsp = openLspBackend(workspace, { wait: "none" });
     this.#observe(workspace);
     const workers = options.queryWorkers ?? 2;
     this.#queries = workers > 0 ? new QueryPool(workers) : null;
@@ -90,6 +95,7 @@ export class Daemon {
       queries: this.#queries,
       workspaceOptions: options.workspace,
       policy: () => this.#policy,
+      lsp: () => this.#lsp,
       epoch: () => this.#epoch,
       reload: async () => (await this.reload(), this.workspace),
       limits: daemonLimits({
@@ -113,6 +119,7 @@ export class Daemon {
       daemon.#listener = await listenOnSocket(options.socket);
     } catch (error) {
       daemon.#queries?.close();
+      await daemon.#lsp?.dispose();
       workspace.close();
       throw error;
     }
@@ -175,6 +182,9 @@ export class Daemon {
     this.#observe(next);
     for (const session of this.#sessions) session.reauthenticate(policy);
     this.#workspaces.replace(next);
+    const servers = this.#lsp;
+    this.#lsp = openLspBackend(next, { wait: "none" });
+    await servers?.dispose();
     const repositories = next.repositories.map((repo) => repo.name);
     this.#log.event("daemon.reload", { repositories });
     return { repositories };
@@ -204,6 +214,8 @@ export class Daemon {
     for (const session of this.#sessions) session.connection.close();
     this.#stopObserving();
     this.#queries?.close();
+    await this.#lsp?.dispose();
+    this.#lsp = null;
     this.#workspaces.close();
     try {
       Deno.removeSync(this.socket);

@@ -1,6 +1,7 @@
 import { parse as parseYaml } from "yaml";
 import { isAbsolute, join, resolve } from "node:path";
 import { defaultCacheDirectory } from "../store/target.ts";
+import { type LspConfig, parseLspConfig } from "./lsp_config.ts";
 
 /** One repository of the workspace registry. */
 export interface RepositoryConfig {
@@ -16,6 +17,8 @@ export interface WorkspaceConfig {
   repositories: RepositoryConfig[];
   /** Groups of repository names whose relations resolve across each other (project siblings). */
   projectSiblings: string[][];
+  /** The `lsp:` section: language servers by key (empty: none configured). */
+  lsp: LspConfig;
   /** The whole parsed file, for sections read by their own modules (e.g. `embeddings`). */
   raw: Record<string, unknown>;
   /** Where the config came from, or null for the implicit single-repository workspace. */
@@ -88,6 +91,7 @@ export function parseWorkspaceConfig(
     cacheDirectory,
     repositories,
     projectSiblings: groups as string[][],
+    lsp: parseLspConfig(record.lsp, source),
     raw: record,
     source,
   };

@@ -435,6 +435,7 @@ export async function loadWorkspaceConfig(
       cacheDirectory: defaultCacheDirectory(),
       repositories: [{ name: basename(top) || "root", path: top }],
       projectSiblings: [],
+      lsp: new Map(),
       raw: {},
       source: null,
     };
