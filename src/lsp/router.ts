@@ -484,6 +484,8 @@ class RoutedCall {
       confidence: "exact",
       evidence: "lsp",
       fresh,
+      // Where the name is written (a definition's span may start above it, at a decorator).
+      name_line: line,
       // A call site names the callee while the hit names the caller: keep the written name.
       ...(location.kind === "calls" && name !== null && name !== symbol ? { name } : {}),
       ...location.extra,
