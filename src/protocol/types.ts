@@ -119,7 +119,36 @@ export interface RepositoryStatus {
   backends: Record<string, string>;
   /** Each configured language server of the repository (absent: none configured). */
   lsp?: LspServerStatus[];
+  /** The packages its source imports, indexed beside it (absent: no dependency refresh yet). */
+  dependencies?: DependencyStatus;
   last_refresh: unknown;
+}
+
+/** What `status` shows of a repository's dependency index (docs/dependencies.md). */
+export interface DependencyStatus {
+  fingerprint: string;
+  refreshed_at: string;
+  /** Time of the last refresh that did dependency work, and its share building targets. */
+  ms: number;
+  index_ms: number;
+  packages: {
+    id: string;
+    ecosystem: string;
+    name: string;
+    version: string;
+    path: string;
+    files: number;
+    bytes: number;
+    target_bytes: number;
+    skipped: Record<string, number>;
+    error?: string;
+  }[];
+  files: number;
+  bytes: number;
+  target_bytes: number;
+  /** Imports that led to no indexed package and packages cut short, by reason. */
+  problems: Record<string, number>;
+  examples: Record<string, string[]>;
 }
 
 /** What `status` shows for one language server of one repository (docs/lsp.md). */
