@@ -18,6 +18,7 @@ import {
   upgradeFakeretry,
 } from "./_deps_fixture.ts";
 import { walkPackage } from "../src/deps/walk.ts";
+import { typescriptServer } from "./lsp_fixture.ts";
 
 const RETRY_USE = { path: "app/client.py", line: 10, column: 14 };
 const ROUTER_USE = { path: "src/server.ts", line: 9, column: 14 };
@@ -259,4 +260,41 @@ Deno.test("a package walk is bounded, never follows a link, and keeps the choose
   assert.equal(walked.capped, true);
   assert.equal(walked.skipped.walk_cap, 1);
   assert.ok(walked.files.length <= 20);
+});
+
+Deno.test("dependencies (CLI, real process): a language server's location in an indexed package is a dependency hit", async () => {
+  const root = appRepository({ marker: "lsp" });
+  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  Deno.writeTextFileSync(
+    join(workspace, "sextant.yml"),
+    `repositories:\n  - name: app\n    path: ${root}\nlsp:\n  typescript: ${
+      JSON.stringify(typescriptServer())
+    }\n`,
+  );
+  const cache = tempCache();
+  const cli = async (...args: string[]) => {
+    const out = await runCli(["query", ...args, "--workspace", workspace, "--json"], {
+      env: { SEXTANT_CACHE_DIR: cache },
+    });
+    assert.ok(out.code === 0 || out.code === 1, out.stderr);
+    return JSON.parse(out.stdout);
+  };
+  await cli("refresh");
+  const answer = await cli(
+    "definition",
+    "--path",
+    ROUTER_USE.path,
+    "--line",
+    `${ROUTER_USE.line}`,
+    "--column",
+    `${ROUTER_USE.column}`,
+  );
+  assert.equal(answer.provenance.backend, "lsp:typescript", JSON.stringify(answer.provenance));
+  assert.deepEqual(
+    answer.results.map((hit: any) => [hit.path, hit.name_line, hit.source_kind]),
+    [["node_modules/tinylib/dist/index.d.ts", 2, "dependency"]],
+  );
+  assert.equal(answer.results[0].dependency.name, "tinylib");
+  assert.equal(answer.results[0].signature !== undefined, true);
+  assert.deepEqual([...Deno.readDirSync(MARKER_DIRECTORY)], [], "no package code ran");
 });

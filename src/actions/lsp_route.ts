@@ -27,6 +27,7 @@ import {
   type SourcePosition,
 } from "../lsp/mod.ts";
 import { lineAt } from "../lsp/locations.ts";
+import { type DependencyRecord, loadDependencyState } from "../deps/mod.ts";
 import { repositoryStates } from "./envelope.ts";
 import { type CursorBinding, isOffset, issueCursor, pageOf, readCursor } from "./paging.ts";
 
@@ -169,7 +170,7 @@ export async function routeToServer(options: {
     params,
     offset: routed.lspOffset ?? 0,
     structural,
-    answers: [result],
+    answers: [{ ...result, hits: labelDependencies(target.repo, result.hits) }],
     limit: NAVIGATION_LIMIT,
     extra: { subject: { repo: target.repo.name, ...target.at, language: target.language } },
   });
@@ -238,16 +239,82 @@ function committedText(scope: RequestScope, repo: Repository, path: string): str
   return scope.workspace.withReader(repo, (reader) => reader.fileText(path)).value ?? null;
 }
 
+/**
+ * The package of the repository's dependency index that holds a repository path
+ * (`node_modules/hono/dist/types/…`), with the path inside its target, or null.
+ */
+function dependencyAt(
+  repo: Repository,
+  path: string,
+): { record: DependencyRecord; inner: string; target: Repository } | null {
+  const state = loadDependencyState(repo.location);
+  for (const record of state?.packages ?? []) {
+    if (record.error || !record.inRepository || !path.startsWith(`${record.display}/`)) continue;
+    return {
+      record,
+      inner: path.slice(record.display.length + 1),
+      target: {
+        name: `dep:${repo.name}:${record.id}`,
+        root: record.root,
+        location: {
+          root: record.root,
+          directory: record.database.replace(/\/[^/]*$/, ""),
+          databasePath: record.database,
+        },
+      },
+    };
+  }
+  return null;
+}
+
+/** The committed text of a repository path, or of the indexed package file it names. */
+function snapshotText(scope: RequestScope, repo: Repository, path: string): string | null {
+  const own = committedText(scope, repo, path);
+  if (own !== null) return own;
+  const dependency = dependencyAt(repo, path);
+  if (dependency === null) return null;
+  return scope.workspace.withReader(
+    dependency.target,
+    (reader) => reader.fileText(dependency.inner),
+  )
+    .value ?? null;
+}
+
+/** Hits in indexed packages say so (`source_kind: dependency`, the package named). */
+function labelDependencies(repo: Repository, hits: ResultHit[]): ResultHit[] {
+  return hits.map((hit) => {
+    const dependency = dependencyAt(repo, hit.path);
+    if (dependency === null) return hit;
+    const { record, inner } = dependency;
+    return {
+      ...hit,
+      source_kind: /\.(md|rst|txt|markdown)$/i.test(inner) ? "doc" : "dependency",
+      dependency: {
+        ecosystem: record.ecosystem,
+        name: record.name,
+        version: record.version,
+        path: inner,
+      },
+    };
+  });
+}
+
 /** The committed snapshot of a repository as the router reads it, seen as the caller may see it. */
 function snapshotOf(scope: RequestScope, repo: Repository): CommittedSnapshot {
   return {
-    text: (path) => committedText(scope, repo, path),
+    text: (path) => snapshotText(scope, repo, path),
     visible: (path) => scope.allowPath(repo.name, path),
-    definitionAt: (path, line, name) =>
-      scope.workspace.withReader(repo, (reader) => {
+    definitionAt: (path, line, name) => {
+      // A path of an indexed package is read from the package's target.
+      const dependency = committedText(scope, repo, path) === null
+        ? dependencyAt(repo, path)
+        : null;
+      const target = dependency?.target ?? repo;
+      const inner = dependency?.inner ?? path;
+      return scope.workspace.withReader(target, (reader) => {
         let best: IndexedDefinition | null = null;
         let bestNamed = false;
-        for (const symbol of reader.symbolsInFile(path)) {
+        for (const symbol of reader.symbolsInFile(inner)) {
           if (symbol.startLine > line || symbol.endLine < line) continue;
           const named = name !== null && symbol.name === name;
           const inner = best === null ||
@@ -265,7 +332,8 @@ function snapshotOf(scope: RequestScope, repo: Repository): CommittedSnapshot {
           }
         }
         return best;
-      }).value ?? null,
+      }).value ?? null;
+    },
   };
 }
 
