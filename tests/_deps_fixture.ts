@@ -28,15 +28,20 @@ def make():
     policy = Retry(total=3)
     return fakeretry.connect(policy)
 `,
-  "src/server.ts": `import { Router } from "tinylib";
+  "src/server.ts": `import { Middleware, Router } from "tinylib";
 import { linked } from "linked";
 import { away } from "escaper";
 import { nothing } from "missingpkg";
 import { readFileSync } from "node:fs";
+import { untyped } from "untyped";
 
 export function serve(): Router {
   linked();
   return new Router();
+}
+
+export function wire(mw: Middleware): void {
+  untyped();
 }
 `,
 };
@@ -104,7 +109,25 @@ export declare class Router {
   get(path: string): this;
 }
 export declare function compose(): void;
+export { Middleware } from "tinymw";
 `,
+    // Re-exported by tinylib's declarations: indexed although the repository never imports it.
+    "node_modules/tinymw/package.json": JSON.stringify({
+      name: "tinymw",
+      version: "1.0.0",
+      types: "index.d.ts",
+    }),
+    "node_modules/tinymw/index.d.ts":
+      "/** A handler in a chain. */\nexport interface Middleware {\n  next(): void;\n}\n",
+    // No declarations of its own: DefinitelyTyped's package answers for it.
+    "node_modules/untyped/package.json": JSON.stringify({ name: "untyped", version: "0.1.0" }),
+    "node_modules/untyped/index.js": "export function untyped() {}\n",
+    "node_modules/@types/untyped/package.json": JSON.stringify({
+      name: "@types/untyped",
+      version: "0.1.2",
+      types: "index.d.ts",
+    }),
+    "node_modules/@types/untyped/index.d.ts": "export declare function untyped(): void;\n",
     "node_modules/tinylib/dist/index.js": MINIFIED,
     "node_modules/tinylib/README.md":
       "# tinylib\n\nA tiny router: mount handlers with Router.get.\n",

@@ -21,8 +21,10 @@ import { walkPackage } from "../src/deps/walk.ts";
 import { typescriptServer } from "./lsp_fixture.ts";
 
 const RETRY_USE = { path: "app/client.py", line: 10, column: 14 };
-const ROUTER_USE = { path: "src/server.ts", line: 9, column: 14 };
-const LINKED_USE = { path: "src/server.ts", line: 8, column: 3 };
+const ROUTER_USE = { path: "src/server.ts", line: 10, column: 14 };
+const LINKED_USE = { path: "src/server.ts", line: 9, column: 3 };
+const MIDDLEWARE_USE = { path: "src/server.ts", line: 13, column: 26 };
+const UNTYPED_USE = { path: "src/server.ts", line: 14, column: 3 };
 
 Deno.test("dependencies (actions): imports lead into the venv and node_modules, labelled, at level 3; search --kind filters; status counts what was left out", async (t) => {
   const root = appRepository();
@@ -30,7 +32,7 @@ Deno.test("dependencies (actions): imports lead into the venv and node_modules, 
     const refreshed: any = await run("refresh", {});
     const summary = refreshed.data.reports[0].dependencies;
     assert.equal(summary.changed, true);
-    assert.equal(summary.packages, 4, JSON.stringify(summary));
+    assert.equal(summary.packages, 7, JSON.stringify(summary));
 
     await t.step("a Python import into the virtual environment", async () => {
       const answer: any = await run("definition", RETRY_USE);
@@ -68,6 +70,22 @@ Deno.test("dependencies (actions): imports lead into the venv and node_modules, 
       ]);
     });
 
+    await t.step(
+      "a type re-exported from another package, and DefinitelyTyped's declarations",
+      async () => {
+        const middleware: any = await run("definition", MIDDLEWARE_USE);
+        assert.deepEqual(
+          middleware.results.map((hit: any) => [hit.path, hit.name, hit.dependency.name]),
+          [["node_modules/tinymw/index.d.ts", "Middleware", "tinymw"]],
+        );
+        const untyped: any = await run("definition", UNTYPED_USE);
+        assert.deepEqual(
+          untyped.results.map((hit: any) => [hit.path, hit.dependency.name]),
+          [["node_modules/@types/untyped/index.d.ts", "@types/untyped"]],
+        );
+      },
+    );
+
     await t.step("references of a package's definition list the repository's uses", async () => {
       const answer: any = await run("references", { ...RETRY_USE, limit: 20 });
       const local = answer.results.filter((hit: any) => hit.source_kind === "local")
@@ -99,7 +117,15 @@ Deno.test("dependencies (actions): imports lead into the venv and node_modules, 
       const deps = status.data.repositories[0].dependencies;
       assert.deepEqual(
         deps.packages.map((p: any) => `${p.ecosystem}:${p.name}@${p.version}`).sort(),
-        ["npm:linked@1.0.0", "npm:tinylib@2.0.1", "pypi:fakeretry@1.2.3", "pypi:trap@unknown"],
+        [
+          "npm:@types/untyped@0.1.2",
+          "npm:linked@1.0.0",
+          "npm:tinylib@2.0.1",
+          "npm:tinymw@1.0.0",
+          "npm:untyped@0.1.0",
+          "pypi:fakeretry@1.2.3",
+          "pypi:trap@unknown",
+        ],
       );
       assert.equal(deps.problems.compiled_only, 1);
       assert.deepEqual(deps.examples.compiled_only, ["speedups"]);
@@ -149,7 +175,7 @@ Deno.test("dependencies (actions): an unchanged fingerprint does no work; an upg
   await withWorkspace(other, async (_workspace, run) => {
     const refreshed: any = await run("refresh", {});
     const summary = refreshed.data.reports[0].dependencies;
-    assert.equal(summary.packages, 4);
+    assert.equal(summary.packages, 7);
     const status: any = await run("status", {});
     const fakeretry = status.data.repositories[0].dependencies.packages
       .find((p: any) => p.name === "fakeretry");

@@ -18,7 +18,7 @@ import { openTargetReader, openTargetWriter, type TargetLocation } from "../stor
 import type { DependencyStatus } from "../protocol/types.ts";
 import type { TargetReader } from "../store/reader.ts";
 import { importedNames, withPackageNames } from "./imports.ts";
-import { findNpmPackages, NPM_MANIFESTS, npmInstalledVersion } from "./npm.ts";
+import { findNpmPackages, NPM_MANIFESTS, npmInstalledVersion, npmPackageName } from "./npm.ts";
 import {
   distributions,
   findPythonPackages,
@@ -47,6 +47,8 @@ import { readSmall } from "./walk.ts";
 /** Bumped when what a fingerprint covers or how packages are chosen changes. */
 const DEPENDENCY_INDEX_VERSION = 1;
 const STATE_FILE = "dependencies.json";
+/** Levels of packages re-exported by packages (npm declarations) indexed beyond the direct ones. */
+const TRANSITIVE_DEPTH = 2;
 const PACKAGE_FILE = "dependency.json";
 
 /** A repository whose dependencies to refresh (plain data: it crosses to the refresh Worker). */
@@ -140,18 +142,33 @@ export async function refreshDependencies(
     ...findGoPackages(owner.root, imported.go, env, problem),
     ...findCargoPackages(owner.root, imported.cargo, env, problem),
   ];
-  if (packages.length > LIMITS.packages) {
-    for (const extra of packages.splice(LIMITS.packages)) {
-      problem("package_cap", `${extra.name}@${extra.version}`);
-    }
-  }
   const cacheDirectory = join(owner.location.directory, "..", "..");
   const indexStarted = performance.now();
   const records: DependencyRecord[] = [];
-  for (const pkg of packages) {
-    const record = await packageTarget(pkg, cacheDirectory, options.workers ?? 2);
-    if (record.error) problem("failed", `${pkg.name}@${pkg.version}: ${record.error}`);
-    records.push(record);
+  const build = async (list: DependencyPackage[]) => {
+    const built: DependencyRecord[] = [];
+    for (const pkg of list) {
+      if (records.length >= LIMITS.packages) {
+        problem("package_cap", `${pkg.name}@${pkg.version}`);
+        continue;
+      }
+      const record = await packageTarget(pkg, cacheDirectory, options.workers ?? 2);
+      if (record.error) problem("failed", `${pkg.name}@${pkg.version}: ${record.error}`);
+      records.push(record);
+      built.push(record);
+    }
+    return built;
+  };
+  let frontier = await build(packages);
+  // A package's declarations re-export other packages' (`export { it } from "@vitest/runner"`):
+  // those are indexed too, found from the package's own place, two levels deep at most.
+  const known = new Set(packages.filter((p) => p.ecosystem === "npm").map((p) => p.root));
+  for (let depth = 0; depth < TRANSITIVE_DEPTH && frontier.length > 0; depth++) {
+    const next = reexportedPackages(frontier);
+    const found = findNpmPackages(owner.root, next, (reason, example) => {
+      if (reason !== "missing") problem(reason, example);
+    }, known);
+    frontier = await build(found);
   }
   const state: DependencyState = {
     fingerprint,
@@ -216,6 +233,32 @@ export function dependencyFingerprint(
   })).slice(0, 32);
 }
 
+/** Bare imports in indexed npm packages' declarations (name → a repository path importing it). */
+function reexportedPackages(records: DependencyRecord[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const record of records) {
+    if (record.ecosystem !== "npm" || record.error) continue;
+    const opened = openTargetReader({
+      root: record.root,
+      directory: dirname(record.database),
+      databasePath: record.database,
+    });
+    if (!opened.reader) continue;
+    try {
+      for (const relation of opened.reader.relationsOfKinds(["imports"])) {
+        // Declarations only: an untyped package's runtime imports are its own business.
+        if (!/\.d\.[cm]?ts$/.test(relation.path)) continue;
+        const name = relation.module ? npmPackageName(relation.module) : null;
+        if (name === null || record.modules.includes(name) || names.has(name)) continue;
+        names.set(name, `${record.display}/${relation.path}`);
+      }
+    } finally {
+      opened.reader.close();
+    }
+  }
+  return names;
+}
+
 /** The target of one package version: reused when its files are the ones indexed, else built. */
 function packageTarget(
   pkg: DependencyPackage,
@@ -267,7 +310,9 @@ async function buildPackage(
   try {
     const { writer } = openTargetWriter(location);
     try {
-      pool = new ParsePool({ root: pkg.readRoot, table: loadLanguageTable(), size: workers });
+      // A Worker costs its start-up: small packages get one.
+      const size = Math.max(1, Math.min(workers, Math.ceil(pkg.files.length / 50)));
+      pool = new ParsePool({ root: pkg.readRoot, table: loadLanguageTable(), size });
       const report = await reconcileRepository({
         root: pkg.root,
         writer,

@@ -69,30 +69,31 @@ export function npmPackageName(specifier: string): string | null {
   return name;
 }
 
-/** Packages of the names a repository imports (name → a file that imports it). */
+/**
+ * Packages of the names a repository imports (name → a file that imports it, relative to the
+ * root). A package without declarations brings its `@types/<name>` package first when one is
+ * installed. `known` holds the real directories already chosen (they are not chosen again).
+ */
 export function findNpmPackages(
   root: string,
   imports: Map<string, string>,
   problems: (reason: DependencyProblem, example: string) => void,
+  known: Set<string> = new Set(),
 ): DependencyPackage[] {
-  const packages = new Map<string, DependencyPackage>();
-  for (const [name, file] of [...imports].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    const directory = locate(root, name, file);
-    if (directory === null) {
-      problems("missing", name);
-      continue;
-    }
+  const packages: DependencyPackage[] = [];
+  const add = (name: string, directory: string): DependencyPackage | null => {
     const real = realPath(directory);
     if (real === null || !within(real, [root])) {
       problems("outside_allowed_roots", `${name} → ${real ?? directory}`);
-      continue;
+      return null;
     }
-    if (packages.has(real)) continue;
+    if (known.has(real)) return null;
+    known.add(real);
     const manifest = parseJson(readSmall(join(real, "package.json")));
     const chosen = choose(real);
     if (chosen.capped) problems("walk_cap", name);
     if (chosen.skipped.file_cap) problems("file_cap", name);
-    packages.set(real, {
+    const pkg: DependencyPackage = {
       ecosystem: "npm",
       name: typeof manifest?.name === "string" ? manifest.name : name,
       version: typeof manifest?.version === "string" ? manifest.version : "unknown",
@@ -103,9 +104,27 @@ export function findNpmPackages(
       inRepository: true,
       files: chosen.files,
       skipped: chosen.skipped,
-    });
+    };
+    return pkg;
+  };
+  for (const [name, file] of [...imports].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const directory = locate(root, name, file);
+    if (directory === null) {
+      problems("missing", name);
+      continue;
+    }
+    const pkg = add(name, directory);
+    if (pkg === null) continue;
+    if (!pkg.files.some((f) => /\.d\.[cm]?ts$/.test(f.path)) && !name.startsWith("@types/")) {
+      // Declarations first: DefinitelyTyped's package for it, when installed.
+      const typesName = `@types/${name.startsWith("@") ? name.slice(1).replace("/", "__") : name}`;
+      const types = locate(root, typesName, file);
+      const typed = types === null ? null : add(name, types);
+      if (typed) packages.push(typed);
+    }
+    packages.push(pkg);
   }
-  return [...packages.values()];
+  return packages;
 }
 
 /** `node_modules/<name>` in the importing file's directory or an ancestor within the root. */

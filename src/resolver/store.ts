@@ -307,6 +307,20 @@ export class ScopeStore {
    * Manifests are read, never run.
    */
   manifest(repo: string, path: string): string | null {
+    const text = this.#manifest(repo, path);
+    const dependency = this.#dependencies.get(repo)?.record;
+    if (text === null || !dependency || dependency.ecosystem !== "npm" || path !== "package.json") {
+      return text;
+    }
+    // A package answers to the name it was imported by (`@types/ws` for `ws`, an npm alias).
+    try {
+      return JSON.stringify({ ...JSON.parse(text), name: dependency.modules[0] });
+    } catch {
+      return text;
+    }
+  }
+
+  #manifest(repo: string, path: string): string | null {
     const indexed = this.fileText(repo, path);
     if (indexed !== null) return indexed;
     const repository = this.#visible.get(repo) ?? this.#dependencies.get(repo)?.repository;
