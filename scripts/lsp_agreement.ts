@@ -141,7 +141,7 @@ async function sextant(action: string, params: Record<string, unknown>): Promise
 }
 
 // The server's own answers: a second process of the same server with the same launch plan.
-const plan = launchPlan(workspace.config.lsp.get(language)!, {
+const plan = launchPlan(workspace.config.lsp!.get(language)!, {
   repositoryRoots: [root],
   hostEnv: Deno.env.toObject(),
 });

@@ -76,11 +76,25 @@ function prepareMethod<M extends MethodName>(
   return { action, params, scope, refresh: common.refresh === true };
 }
 
-/** Reconciles the repositories a prepared request addresses, when it asked for `refresh`. */
+/** Actions that resolve across project siblings: they refresh the siblings too. */
+const RESOLVING: ReadonlySet<MethodName> = new Set([
+  "definition",
+  "references",
+  "callers",
+  "callees",
+  "impact",
+  "neighborhood",
+]);
+
+/**
+ * Reconciles the repositories a prepared request addresses, when it asked for
+ * `refresh` (and, for a resolving action, the project siblings it may answer from).
+ */
 export async function refreshFirst(request: ActionRequest): Promise<void> {
   if (!request.refresh) return;
   const { scope } = request;
-  for (const repo of scope.repositories) {
+  const repos = RESOLVING.has(request.action) ? scope.resolverRepositories() : scope.repositories;
+  for (const repo of repos) {
     scope.throwIfCancelled();
     await scope.workspace.refresh(repo, scope.progressOf(repo));
   }

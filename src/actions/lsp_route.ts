@@ -62,9 +62,10 @@ export function openLspBackend(
   workspace: Workspace,
   options: { wait: "none" | "request_timeout" },
 ): LspBackend | null {
-  if (workspace.config.lsp.size === 0) return null;
+  const config = workspace.config.lsp;
+  if (!config || config.size === 0) return null;
   const manager = new LspManager({
-    config: workspace.config.lsp,
+    config,
     repositories: workspace.repositories.map((repo) => ({ name: repo.name, root: repo.root })),
   });
   return {

@@ -1,5 +1,5 @@
 import { analyzeQuery, pathMatchesMention, type QueryAnalysis } from "../engine/query.ts";
-import { codeTerms } from "../engine/tokenizer.ts";
+import { codeTerms, compactIdentifier } from "../engine/tokenizer.ts";
 import { HASH_MODEL_ID, hashVector } from "../engine/vector.ts";
 import { WireError } from "../protocol/errors.ts";
 import { LIMITS, type MethodParams } from "../protocol/methods.ts";
@@ -8,7 +8,7 @@ import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { lexicalMatches, selectTerms } from "../search/lexical.ts";
-import { confidenceFeatures, confidenceOf } from "../search/confidence.ts";
+import { atMost, confidenceFeatures, confidenceOf } from "../search/confidence.ts";
 import {
   isDocPath,
   type RankChunk,
@@ -118,6 +118,8 @@ export async function search(
     ? null
     : await queryVector(workspace, params.query, analysis, providerProblems);
   const texts = new Map<string, string>();
+  // Identifiers the query writes that some searched repository holds (by whole compact term).
+  const seen = new Set<string>();
   for (const repo of repos) {
     const answer = workspace.withReader(
       repo,
@@ -157,6 +159,11 @@ export async function search(
     }
     ranked.push(...answer.value.ranked);
     limitations.push(...answer.value.limitations);
+    workspace.withReader(repo, (reader) => {
+      for (const word of analysis.identifiers) {
+        if (!seen.has(word) && reader.termDocuments(compactIdentifier(word)) > 0) seen.add(word);
+      }
+    });
   }
   for (const source of dependencies) {
     const { owner, record } = source;
@@ -192,9 +199,12 @@ export async function search(
     for (const entry of answer.value.ranked) ranked.push({ ...entry, dependency: source });
   }
   // One repository keeps its order; several are merged round by round, best first.
-  const ordered = repos.length === 1 && dependencies.length === 0
+  const merged = repos.length === 1 && dependencies.length === 0
     ? ranked
     : [...ranked].sort((a, b) => a.round - b.round || b.score - a.score);
+  // Hits an order of magnitude below the best are noise, not a longer answer.
+  const best = merged.reduce((top, entry) => Math.max(top, entry.score), 0);
+  const ordered = merged.filter((entry) => entry.score >= best * RANKING.tailShare);
   const termSet = new Set(analysis.terms.map((term) => term.term));
   const hitOf = (
     { chunk, repo, file, score, dependency }: RepositoryAnswer["ranked"][number],
@@ -244,7 +254,17 @@ export async function search(
   const next = end < ordered.length ? end : null;
   const scanned = fallbacks.length > 0;
   const reasons = [...fallbacks, ...providerProblems];
-  const confidence: Confidence = scanned ? "weak" : confidenceOf(ordered);
+  let confidence: Confidence = scanned ? "weak" : confidenceOf(ordered);
+  // Identifiers written in the query that occur nowhere: the hits match parts of them at most.
+  const absent = scanned ? [] : analysis.identifiers.filter((word) => !seen.has(word));
+  if (absent.length > 0 && absent.length === analysis.identifiers.length && ordered.length > 0) {
+    confidence = atMost(confidence, "candidate");
+    limitations.push(
+      `${
+        absent.slice(0, 3).map((word) => `'${word}'`).join(", ")
+      } occur(s) nowhere in the index: the hits match parts of the query only`,
+    );
+  }
   return envelope({
     action: "search",
     results,

@@ -5,6 +5,7 @@
  */
 import {
   type ActionContext,
+  type ActionRequest,
   answerAction,
   prepareAction,
   refreshFirst,
@@ -44,14 +45,17 @@ export interface ExecuteOptions {
    */
   lsp?: LspBackend | null;
   /**
-   * Runs the action itself on params already validated (the daemon: in a query
-   * Worker); default: answered here from the request prepared by `executeAction`.
+   * Runs the action itself (the daemon: in a query Worker); default: answered
+   * here from the prepared request. `params` are the validated params without
+   * `refresh` (already done), as plain data for a Worker; `request` is the
+   * request `executeAction` prepared, for `answerAction` on this thread.
    */
   run?: (
     workspace: Workspace,
     action: string,
     params: Record<string, unknown>,
     context: ActionContext,
+    request: ActionRequest,
   ) => Promise<Envelope>;
 }
 
@@ -94,6 +98,10 @@ export async function executeAction(
   return await executePrepared(options, prepared);
 }
 
+/** The limitation of an answer whose `refresh: true` was not run (the agent may not refresh). */
+export const REFRESH_REFUSED =
+  "refresh: true was not run: this agent is not granted 'refresh'; answered from the last committed generation";
+
 /** A directory name no repository holds (it is never created). */
 const HIDDEN_PREFIX = ".sextant-no-such-path/";
 
@@ -124,7 +132,10 @@ async function executePrepared(
   const access = { ...prepared.context, signal, onProgress: options.onProgress };
   // Params are validated and the scope built once, before a refresh does any work.
   const request = prepareAction(workspace, action, prepared.params, access);
-  await refreshFirst(request);
+  // A refresh is administrative: `refresh: true` from an agent not granted `refresh` runs none,
+  // and the answer comes from the last committed generation with a limitation that says so.
+  const refreshRefused = request.refresh && !grant.allowsAction("refresh");
+  if (!refreshRefused) await refreshFirst(request);
   request.scope.throwIfCancelled();
   // `refresh` has been done: the runner and the cache key see the params without it.
   const { refresh: _refresh, ...asked }: Record<string, unknown> = request.params;
@@ -132,12 +143,13 @@ async function executePrepared(
   const lsp = options.lsp && LSP_ACTIONS.has(action) ? options.lsp : null;
   const routed = lsp ? routedParams(request.scope, action, asked) : null;
   const params = routed?.params ?? asked;
+  const structuralRequest = routed
+    ? { ...request, params: params as typeof request.params }
+    : request;
   const compute = async () => {
     const answer = options.run
-      ? await options.run(workspace, action, params, access)
-      : await answerAction(
-        routed ? { ...request, params: params as typeof request.params } : request,
-      );
+      ? await options.run(workspace, action, params, access, structuralRequest)
+      : await answerAction(structuralRequest);
     request.scope.throwIfCancelled();
     // The policy again, before the answer is kept or returned.
     return grant.filter(answer, visible);
@@ -180,6 +192,9 @@ async function executePrepared(
       ...(envelope.data as Record<string, unknown>),
       daemon: options.counters.snapshot(visible),
     };
+  }
+  if (refreshRefused) {
+    envelope = { ...envelope, limitations: [...envelope.limitations, REFRESH_REFUSED] };
   }
   if (options.traceId) envelope.trace_id = options.traceId;
   return { envelope, cached };

@@ -8,116 +8,18 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import picomatch from "picomatch";
 import type { AccessContext } from "../workspace/scope.ts";
 import { WireError } from "../protocol/errors.ts";
-import { METHODS } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import { type AgentSpec, parseAgents } from "../workspace/config.ts";
 
-/** One agent of `sextant.yml`'s `agents` section. */
-export interface AgentSpec {
-  name: string;
-  tokenEnv: string | null;
-  tokenSha256: string | null;
-  repositories: "*" | string[];
-  paths: Record<string, string[]>;
-  actions: string[] | null;
-  maxResults: number | null;
-  mode: "full" | "summary";
-  /** May call the daemon's own administrative methods (`workspace/reload`). */
-  admin: boolean;
-}
+// The `agents` section is parsed (and checked) with the rest of `sextant.yml`.
+export { type AgentSpec, parseAgents };
 
 /** Actions an agent in `mode: summary` may use: none of them returns source text. */
 export const SUMMARY_ACTIONS: ReadonlySet<string> = new Set(["map", "outline", "status"]);
 
 /** The answer to any failed authentication: it never says which part was wrong. */
 const REFUSED = "Unknown agent or wrong token";
-
-/** Parses the `agents` section; null when there is none (a single local user, full access). */
-export function parseAgents(raw: unknown, source: string): AgentSpec[] | null {
-  if (raw === undefined || raw === null) return null;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`Cannot parse workspace config ${source}: ${what}`);
-  };
-  if (typeof raw !== "object" || Array.isArray(raw)) fail("key 'agents' is not a mapping");
-  const agents: AgentSpec[] = [];
-  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      fail(`agent '${name}' is not a mapping`);
-    }
-    const entry = value as Record<string, unknown>;
-    const stringList = (key: string): string[] | null => {
-      const list = entry[key];
-      if (list === undefined || list === null) return null;
-      if (!Array.isArray(list) || list.some((item) => typeof item !== "string")) {
-        fail(`agent '${name}' key '${key}' is not a list of strings`);
-      }
-      return list as string[];
-    };
-    const tokenEnv = entry.token_env;
-    const tokenSha256 = entry.token_sha256;
-    if (tokenEnv !== undefined && typeof tokenEnv !== "string") {
-      fail(`agent '${name}' key 'token_env' is not a string`);
-    }
-    if (
-      tokenSha256 !== undefined &&
-      (typeof tokenSha256 !== "string" || !/^[0-9a-fA-F]{64}$/.test(tokenSha256))
-    ) {
-      fail(`agent '${name}' key 'token_sha256' is not 64 hex digits`);
-    }
-    if (tokenEnv === undefined && tokenSha256 === undefined) {
-      fail(`agent '${name}' needs 'token_env' or 'token_sha256'`);
-    }
-    const repositories = entry.repositories === "*" ? "*" : stringList("repositories") ?? [];
-    const paths: Record<string, string[]> = {};
-    if (entry.paths !== undefined && entry.paths !== null) {
-      if (typeof entry.paths !== "object" || Array.isArray(entry.paths)) {
-        fail(`agent '${name}' key 'paths' is not a mapping`);
-      }
-      for (const [repo, globs] of Object.entries(entry.paths as Record<string, unknown>)) {
-        const list = typeof globs === "string" ? [globs] : globs;
-        if (!Array.isArray(list) || list.some((glob) => typeof glob !== "string")) {
-          fail(`agent '${name}' paths of '${repo}' are not a list of globs`);
-        }
-        paths[repo] = list as string[];
-      }
-    }
-    const maxResults = entry.max_results;
-    if (
-      maxResults !== undefined &&
-      (typeof maxResults !== "number" || !Number.isInteger(maxResults) || maxResults < 1)
-    ) {
-      fail(`agent '${name}' key 'max_results' is not a positive whole number`);
-    }
-    const mode = entry.mode ?? "full";
-    if (mode !== "full" && mode !== "summary") {
-      fail(`agent '${name}' key 'mode' is not 'full' or 'summary'`);
-    }
-    if (entry.admin !== undefined && typeof entry.admin !== "boolean") {
-      fail(`agent '${name}' key 'admin' is not true or false`);
-    }
-    const actions = stringList("actions");
-    for (const action of actions ?? []) {
-      if (
-        !(action in METHODS) && action !== "map" && action !== "outline" && action !== "context" &&
-        action !== "verify"
-      ) {
-        fail(`agent '${name}' names unknown action '${action}'`);
-      }
-    }
-    agents.push({
-      name,
-      tokenEnv: (tokenEnv as string | undefined) ?? null,
-      tokenSha256: (tokenSha256 as string | undefined)?.toLowerCase() ?? null,
-      repositories,
-      paths,
-      actions,
-      maxResults: (maxResults as number | undefined) ?? null,
-      mode: mode as "full" | "summary",
-      admin: entry.admin === true,
-    });
-  }
-  return agents;
-}
 
 function sha256(text: string): Uint8Array {
   return createHash("sha256").update(text).digest();

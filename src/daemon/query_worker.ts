@@ -24,6 +24,9 @@ export type QueryReply =
   | { id: number; wire: { name: string; message: string; data?: unknown } }
   | { id: number; internal: string };
 
+/** What the Worker posts: one reply per job, and `ready` once every module it imports is loaded. */
+export type QueryWorkerMessage = QueryReply | { ready: true };
+
 let state: { epoch: number; workspace: Workspace; policy: AccessPolicy } | null = null;
 
 async function open(job: QueryJob) {
@@ -63,3 +66,6 @@ self.onmessage = async (event: MessageEvent<QueryJob>) => {
   }
   (self as unknown as Worker).postMessage(reply);
 };
+
+// Every static import has loaded by the time this line runs: the daemon may now hand out jobs.
+(self as unknown as Worker).postMessage({ ready: true } satisfies QueryWorkerMessage);

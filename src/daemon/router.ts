@@ -6,7 +6,7 @@
  * query Worker, taking turns between clients, unless it must run on the main
  * thread.
  */
-import { type ActionContext, runAction } from "../actions/dispatch.ts";
+import { type ActionContext, answerAction } from "../actions/dispatch.ts";
 import type { ResultCache } from "../actions/result_cache.ts";
 import type { LspBackend } from "../actions/lsp_route.ts";
 import type { RepositoryStatus } from "../actions/status.ts";
@@ -174,7 +174,7 @@ export class Router {
       counters: countersFor(this.#options.counters, grant),
       traceId: options.trace,
       lsp: this.#options.lsp?.() ?? null,
-      run: (scoped, action, checked, context) => {
+      run: (scoped, action, checked, context, prepared) => {
         const targetsReady = () =>
           scoped.select(checked.repo as string | undefined).every((repo) =>
             scoped.reader(repo).problem === null
@@ -187,7 +187,8 @@ export class Router {
             : ON_MAIN_THREAD.has(action)
             ? "main thread (refreshes run here)"
             : "main thread (a target is missing or damaged)";
-          return runAction(scoped, action, checked, context);
+          // Validated once, by `executeAction`: answered from the request it prepared.
+          return answerAction(prepared);
         }
         ran.runner = "query Worker";
         const turns = QUICK_ACTIONS.has(action) ? this.#quickTurns! : this.#turns!;

@@ -1,12 +1,7 @@
 /**
- * The `lsp:` section of `sextant.yml`. It is parsed when the workspace loads (so a bad section
- * fails the load like any other), which is why the parser lives in `src/workspace/lsp_config.ts`;
- * this module is the language-server layer's name for it.
+ * The `lsp:` section of `sextant.yml`. It is parsed with the rest of the file
+ * when the workspace config loads (`src/workspace/config.ts`, below this layer),
+ * so the parser lives in `src/workspace/lsp_config.ts`; this module is its name
+ * for the LSP backend.
  */
-export {
-  LSP_DEFAULTS,
-  type LspConfig,
-  type LspServerConfig,
-  parseLspConfig,
-  serverForLanguage,
-} from "../workspace/lsp_config.ts";
+export * from "../workspace/lsp_config.ts";

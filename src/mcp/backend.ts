@@ -12,6 +12,7 @@ import {
   embeddedGrant,
   type Identity,
 } from "../daemon/caller.ts";
+import { ConnectionClosed } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
 import type { TraceLog } from "../daemon/observe.ts";
 import type { Grant } from "../daemon/policy.ts";
@@ -223,6 +224,27 @@ export class Backends {
     if (this.#daemon?.alive) return Promise.resolve(this.#daemon);
     this.#choosing ??= this.#choose().finally(() => (this.#choosing = null));
     return this.#choosing;
+  }
+
+  /**
+   * Runs one call on the current backend. A daemon that went away before it answered (its
+   * connection closed, perhaps before this side had read the end of it) is dropped and the call
+   * runs once more on whatever serves the workspace now: another daemon or the embedded one.
+   */
+  async call(action: string, params: Record<string, unknown>, options: CallOptions): Promise<{
+    backend: Backend;
+    answer: Answer;
+  }> {
+    const backend = await this.current();
+    try {
+      return { backend, answer: await backend.call(action, params, options) };
+    } catch (error) {
+      if (!(error instanceof ConnectionClosed) || backend !== this.#daemon) throw error;
+      this.#daemon.close();
+      this.#daemon = null;
+      const next = await this.current();
+      return { backend: next, answer: await next.call(action, params, options) };
+    }
   }
 
   async #choose(): Promise<Backend> {

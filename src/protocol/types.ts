@@ -96,7 +96,8 @@ export interface RepositoryStatus {
   name: string;
   root: string;
   target: string;
-  state: "ready" | "missing" | "corrupt" | "schema_mismatch" | "pipeline_mismatch";
+  /** `building`: created, never committed (a first build running or abandoned); not served. */
+  state: "ready" | "missing" | "building" | "corrupt" | "schema_mismatch" | "pipeline_mismatch";
   refreshing: boolean;
   generation: number;
   head: string | null;
