@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DaemonClient } from "../src/daemon/client.ts";
 import { runCli, startDaemon, tempCache } from "./_helpers.ts";
+import { mcpEnvironment, startMcp } from "./_mcp_client.ts";
 import {
   eventually,
   processAlive,
@@ -181,7 +182,8 @@ async function waitForServer(client: DaemonClient, state: string): Promise<any> 
 
 Deno.test("daemon (real socket): routed after the server is ready; a stopped server times out without holding others up; a killed one falls back and recovers; edits are fresh: false", async (t) => {
   const root = repository(FILES);
-  const workspace = lspWorkspace(root, `${PYRIGHT}    request_timeout_ms: 3000\n`);
+  // Long enough for a first analysis on a loaded machine; a stopped server takes this long.
+  const workspace = lspWorkspace(root, `${PYRIGHT}    request_timeout_ms: 10000\n`);
   const daemon = await startDaemon({ workspace });
   const client = await DaemonClient.connect(daemon.socket);
   const other = await DaemonClient.connect(daemon.socket);
@@ -243,20 +245,24 @@ Deno.test("daemon (real socket): routed after the server is ready; a stopped ser
     await t.step(
       "a stopped server times out into the structural answer; others are answered meanwhile",
       async () => {
+        const before = (await waitForServer(client, "ready")).timeouts;
         Deno.kill(pid, "SIGSTOP");
         try {
-          const started = performance.now();
-          const pending = client.request("references", { ...USE }) as Promise<any>;
+          let settled = 0;
+          const pending = (client.request("references", { ...USE }) as Promise<any>).then(
+            (answer) => ((settled = performance.now()), answer),
+          );
           // Another connection's request is answered while the server hangs.
           const search: any = await other.request("search", { query: "greet" });
+          const searched = performance.now();
           assert.ok(search.results.length > 0);
-          assert.ok(performance.now() - started < 2_500, "search waited for the stopped server");
           const answer = await pending;
+          assert.ok(searched < settled, "search waited for the stopped server");
           assert.equal(answer.provenance.backend, "relations");
           assert.match(answer.provenance.fallback_reason, /^lsp:python timeout: /);
           assert.ok(answer.results.length > 0);
           const server = await waitForServer(client, "degraded");
-          assert.equal(server.timeouts, 1);
+          assert.equal(server.timeouts, before + 1);
         } finally {
           Deno.kill(pid, "SIGCONT");
         }
@@ -285,12 +291,49 @@ Deno.test("daemon (real socket): routed after the server is ready; a stopped ser
         pid = restarted.pid;
       },
     );
+
+    await t.step(
+      "a reload replaces the servers: the old one stops, the next starts afresh",
+      async () => {
+        await client.request("workspace/reload", {});
+        await eventually("the old server to stop", () => !processAlive(pid), 10_000);
+        const status: any = await client.request("status", {});
+        assert.equal(status.data.repositories[0].lsp[0].state, "unavailable");
+        const first: any = await client.request("definition", { ...USE });
+        assert.match(first.provenance.fallback_reason, /^lsp:python not_ready: /);
+        pid = (await waitForServer(client, "ready")).pid;
+        const routed: any = await client.request("definition", { ...USE });
+        assert.equal(routed.provenance.backend, "lsp:python");
+      },
+    );
   } finally {
     client.close();
     other.close();
     await daemon.stop();
   }
   await eventually("the daemon's server to stop with it", () => !processAlive(pid), 10_000);
+});
+
+Deno.test("MCP (real process): the definition tool is answered by the server in an embedded MCP process", async () => {
+  const root = repository(FILES);
+  const workspace = lspWorkspace(root, PYRIGHT);
+  const session = await startMcp(["--workspace", workspace, "--embedded"], {
+    env: mcpEnvironment({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),
+  });
+  try {
+    await session.client.callTool({ name: "refresh", arguments: {} });
+    const answer = await session.client.callTool({
+      name: "definition",
+      arguments: { ...USE },
+    }) as any;
+    const envelope = answer.structuredContent;
+    assert.equal(envelope.provenance.backend, "lsp:python", JSON.stringify(envelope.provenance));
+    assert.deepEqual(sites(envelope), ["pkg/util.py:1:5"]);
+    const status = await session.client.callTool({ name: "status", arguments: {} }) as any;
+    assert.equal(status.structuredContent.data.repositories[0].lsp[0].state, "ready");
+  } finally {
+    await session.close();
+  }
 });
 
 Deno.test("daemon (real socket): a path the agent may not see is dropped from the server's answers, uncounted", async () => {
