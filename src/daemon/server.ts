@@ -268,7 +268,8 @@ export class Daemon {
     this.#workspaces.replace(next);
     const servers = this.#lsp;
     this.#lsp = openLspBackend(next, { wait: "none" });
-    await servers?.dispose();
+    // The old servers get their shutdown request; the reload does not wait for them.
+    servers?.dispose().catch(() => {});
     const repositories = next.repositories.map((repo) => repo.name);
     this.#log.event("daemon.reload", { repositories });
     return { repositories };
