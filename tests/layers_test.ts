@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   store: 2,
   indexer: 3,
   workspace: 4,
+  deps: 4,
   search: 5,
   grep: 5,
   resolver: 5,

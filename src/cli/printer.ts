@@ -30,6 +30,26 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
         for (const error of repo.errors.sample) {
           lines.push(`    ${error.path}: ${error.stage}: ${error.message}`);
         }
+        if (repo.dependencies) {
+          const deps = repo.dependencies;
+          const problems = Object.entries(deps.problems).map(([k, v]) => `${k} ${v}`).join(", ");
+          lines.push(
+            `  dependencies ${deps.packages.length} packages, ${deps.files} files, target ${
+              formatBytes(deps.target_bytes)
+            }${problems ? `; ${problems}` : ""}`,
+          );
+        }
+        for (const server of repo.lsp ?? []) {
+          const timings = [
+            server.ready_ms != null ? `ready in ${server.ready_ms} ms` : "",
+            server.p50_request_ms != null ? `p50 ${server.p50_request_ms} ms` : "",
+          ].filter(Boolean).join(", ");
+          lines.push(
+            `  lsp ${server.server} ${server.state}${timings ? ` (${timings})` : ""}${
+              server.last_error ? `: ${server.last_error}` : ""
+            }`,
+          );
+        }
         for (const limitation of repo.limitations) lines.push(`  limitation: ${limitation}`);
       }
       break;

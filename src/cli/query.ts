@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { attachDaemon, callerIdentity, embeddedGrant, type Identity } from "../daemon/caller.ts";
 import { RpcFailure } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
+import { openLspBackend } from "../actions/lsp_route.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
@@ -151,6 +152,8 @@ async function embedded(options: {
   progress?: (repo: string, progress: RefreshProgress) => void;
 }): Promise<Answer> {
   const workspace = await Workspace.open(options.workspaceOptions);
+  // A one-shot process waits for a starting server (up to its request timeout).
+  const lsp = openLspBackend(workspace, { wait: "request_timeout" });
   try {
     // The local user owns the files: without --agent the CLI has full access.
     const grant = embeddedGrant(workspace, options.identity);
@@ -160,10 +163,12 @@ async function embedded(options: {
       action: options.action,
       params: options.params,
       onProgress: options.progress,
+      lsp,
     });
     const visible = grant.visibleRepositories(workspace);
     return { envelope, multiRepo: visible.size > 1 };
   } finally {
+    await lsp?.dispose();
     workspace.close();
   }
 }

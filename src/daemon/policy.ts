@@ -230,8 +230,11 @@ export class Grant {
     return out;
   }
 
-  /** False for a record naming a hidden repository (`repo` or `name`+`root`) or hidden path. */
-  #allowedValue(value: unknown, visible: ReadonlySet<string>): boolean {
+  /**
+   * False for a record naming a hidden repository (`repo` or `name`+`root`) or hidden path, or
+   * holding such a record in a field (a call site whose `node` or `subject` is hidden).
+   */
+  #allowedValue(value: unknown, visible: ReadonlySet<string>, depth = 0): boolean {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return true;
     const record = value as Record<string, unknown>;
     const repo = typeof record.repo === "string"
@@ -239,9 +242,17 @@ export class Grant {
       : typeof record.name === "string" && ("generation" in record || "root" in record)
       ? record.name
       : null;
-    if (repo === null) return true;
-    if (!visible.has(repo)) return false;
-    if (typeof record.path === "string" && !this.allowPath(repo, record.path)) return false;
+    if (repo !== null) {
+      if (!visible.has(repo)) return false;
+      if (typeof record.path === "string" && !this.allowPath(repo, record.path)) return false;
+    }
+    if (depth >= 4) return true;
+    for (const field of Object.values(record)) {
+      if (
+        typeof field === "object" && field !== null && !Array.isArray(field) &&
+        !this.#allowedValue(field, visible, depth + 1)
+      ) return false;
+    }
     return true;
   }
 }

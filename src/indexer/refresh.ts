@@ -16,7 +16,7 @@ import { languageForPath, type LanguageTable, parserIdentity } from "./languages
 import type { SkipReason } from "./parse_types.ts";
 import { type ReplyEffect, replyOutcome, tallyOutcomes, type TargetWrite } from "./outcome.ts";
 import type { ParsePool } from "./pool.ts";
-import { loadSettings, type RepositorySettings, SETTINGS_PATH } from "./settings.ts";
+import { loadSettings, parseSettings, type RepositorySettings, SETTINGS_PATH } from "./settings.ts";
 
 export interface RefreshProgress {
   phase: "inventory" | "plan" | "parse" | "commit" | "done";
@@ -61,6 +61,11 @@ export interface RefreshOptions {
   onProgress?: (progress: RefreshProgress) => void;
   /** The workspace's embedding provider (`sextant.yml` `embeddings:`), if any. */
   embeddings?: EmbeddingConfig | null;
+  /**
+   * A chosen file list instead of the repository's inventory, read with default settings and
+   * without git (a dependency package: only the files picked from it are indexed).
+   */
+  files?: Inventory["files"];
 }
 
 /** Reconciles one repository into its target: inventory, plan, parse, commit (one transaction). */
@@ -68,12 +73,14 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
   const { root, writer } = options;
   const started = performance.now();
   const progress = options.onProgress ?? (() => {});
-  const settings = loadSettings(root);
+  const settings = options.files ? parseSettings(null) : loadSettings(root);
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });
-    const inventory = await takeInventory(root, settings);
-    const head = await gitHead(root);
+    const inventory: Inventory = options.files
+      ? { files: options.files, skipped: [], source: "walk" }
+      : await takeInventory(root, settings);
+    const head = options.files ? null : await gitHead(root);
     const inventoryDone = performance.now();
 
     const planned = await planRefresh({ ...options, settings, inventory, head });

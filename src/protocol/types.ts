@@ -116,8 +116,73 @@ export interface RepositoryStatus {
   };
   skipped: Record<string, number>;
   limitations: string[];
+  /** One line per backend; `lsp` summarises the servers (`python ready; typescript failed`). */
   backends: Record<string, string>;
+  /** Each configured language server of the repository (absent: none configured). */
+  lsp?: LspServerStatus[];
+  /** The packages its source imports, indexed beside it (absent: no dependency refresh yet). */
+  dependencies?: DependencyStatus;
   last_refresh: unknown;
+}
+
+/** What `status` shows of a repository's dependency index (docs/dependencies.md). */
+export interface DependencyStatus {
+  fingerprint: string;
+  refreshed_at: string;
+  /** Time of the last refresh that did dependency work, and its share building targets. */
+  ms: number;
+  index_ms: number;
+  packages: {
+    id: string;
+    ecosystem: string;
+    name: string;
+    version: string;
+    path: string;
+    files: number;
+    bytes: number;
+    target_bytes: number;
+    skipped: Record<string, number>;
+    error?: string;
+  }[];
+  files: number;
+  bytes: number;
+  target_bytes: number;
+  /** Imports that led to no indexed package and packages cut short, by reason. */
+  problems: Record<string, number>;
+  examples: Record<string, string[]>;
+}
+
+/** What `status` shows for one language server of one repository (docs/lsp.md). */
+export interface LspServerStatus {
+  repo: string;
+  server: string;
+  languages: string[];
+  state: "unavailable" | "starting" | "indexing" | "ready" | "degraded" | "failed";
+  command?: string[];
+  profile?: string | null;
+  refused?: boolean;
+  pid?: number | null;
+  server_info?: string | null;
+  last_error?: string | null;
+  started_at?: string | null;
+  ready_at?: string | null;
+  /** How readiness was decided: `server_log`, `progress_end`, `no_progress`, `ready_timeout`. */
+  ready_by?: string | null;
+  start_ms?: number | null;
+  ready_ms?: number | null;
+  restarts?: number;
+  crashes?: number;
+  consecutive_failures?: number;
+  next_restart_at?: string | null;
+  requests?: number;
+  answered?: number;
+  timeouts?: number;
+  errors?: number;
+  in_flight?: number;
+  last_request_ms?: number | null;
+  p50_request_ms?: number | null;
+  p95_request_ms?: number | null;
+  notes?: string[];
 }
 
 /** `data` of a status answer (the daemon adds its counters as `daemon`). */
