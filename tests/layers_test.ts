@@ -3,7 +3,7 @@
  * `import type`, `export … from`, `import("…")` in types, Worker URLs) must
  * point to the importer's own layer or one to its left:
  *
- *   protocol ← engine ← store ← indexer ← workspace ← (search, grep, resolver, lsp)
+ *   protocol ← engine ← store ← indexer ← (workspace, deps) ← (search, grep, resolver, lsp)
  *     ← actions ← (daemon, cli, mcp) ← main
  *
  * Only `src/store/` holds SQL or `node:sqlite`; `src/engine/` stays pure.
