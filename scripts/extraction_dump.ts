@@ -12,7 +12,12 @@
 import { parseArgs } from "node:util";
 import { join, relative } from "node:path";
 import { Language as Grammar, Parser, Query } from "web-tree-sitter";
-import { type ExtractionGrammar, extractStructure, looksMinified } from "../src/indexer/extract.ts";
+import {
+  type ExtractionGrammar,
+  extractStructure,
+  looksMinified,
+  parseForExtraction,
+} from "../src/indexer/extract.ts";
 import {
   CORE_WASM,
   isLanguage,
@@ -93,7 +98,7 @@ for (const path of listFiles()) {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (looksMinified(text)) continue;
   const { parser, grammar } = await grammarOf(language);
-  const tree = parser.parse(text);
+  const tree = parseForExtraction(parser, text, { rules: grammar.rules });
   if (!tree) continue;
   try {
     const output = extractStructure({ tree, text, path, grammar });

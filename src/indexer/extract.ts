@@ -7,7 +7,7 @@
  * (`extract_matches.ts`), named symbols (`extract_names.ts`), relation rows
  * (`extract_relations.ts`) and chunks (`extract_chunks.ts`).
  */
-import type { Node, Query, QueryMatch } from "web-tree-sitter";
+import type { Node, Parser, Query, QueryMatch, Tree } from "web-tree-sitter";
 import type { ParseOutput } from "./parse_types.ts";
 import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 import { type DefinitionDraft, readMatches } from "./extract_matches.ts";
@@ -54,7 +54,11 @@ export function extractStructure(
   const health = treeHealth(root, text);
   const queried = runQuery(grammar.query, root, text);
   const matched = readMatches(queried.matches, grammar.rules.separator);
-  const capped = capDefinitions(sourceOrder(matched.definitions));
+  // A file-scoped namespace (C# `namespace A;`) owns everything after it.
+  const drafts = sets.fileScopes.size === 0 ? matched.definitions : matched.definitions.map((
+    draft,
+  ) => (sets.fileScopes.has(draft.node.type) ? { ...draft, end: root.endIndex } : draft));
+  const capped = capDefinitions(sourceOrder(drafts));
   const named = nameDefinitions(capped.definitions, {
     path,
     rules: grammar.rules,
@@ -82,6 +86,58 @@ export function extractStructure(
   };
 }
 
+/**
+ * Parses a file for extraction. A grammar whose rules set `memberLines` reads a line that starts
+ * with `<` or `(` as continuing the line before it, where TypeScript ends a type member at the
+ * line break (call signatures of an interface, one per line, without `;`): when the parse has
+ * errors, the text is parsed again with a `;` in place of the last indentation character of
+ * each such line (same length, same lines and columns elsewhere), and the tree with fewer
+ * errors is kept. Null when `progressCallback` stopped the parse.
+ */
+export function parseForExtraction(
+  parser: Parser,
+  text: string,
+  options: { rules: LanguageRules; progressCallback?: () => boolean },
+): Tree | null {
+  const parseOptions = options.progressCallback
+    ? { progressCallback: options.progressCallback }
+    : undefined;
+  const tree = parser.parse(text, null, parseOptions);
+  if (!tree || !tree.rootNode.hasError || !options.rules.memberLines) return tree;
+  const repaired = separateMemberLines(text);
+  if (repaired === text) return tree;
+  const second = parser.parse(repaired, null, parseOptions);
+  if (!second) return tree;
+  if (collectErrors(second.rootNode).count < collectErrors(tree.rootNode).count) {
+    tree.delete();
+    return second;
+  }
+  second.delete();
+  return tree;
+}
+
+/**
+ * A line that starts (after indentation) with `<` or `(` right after a line that ends a type
+ * (a name, `]`, `)`, `>`, a quote or `?`, not `=>`) gets a `;` in place of its last
+ * indentation character. Comment lines are skipped when finding the line before.
+ */
+export function separateMemberLines(text: string): string {
+  const lines = text.split("\n");
+  let previous = "";
+  let changed = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const start = /^([ \t]+)[<(]/.exec(line);
+    if (start && /[\w$\])>'"`?]$/.test(previous) && !previous.endsWith("=>")) {
+      const at = start[1].length - 1;
+      lines[i] = `${line.slice(0, at)};${line.slice(at + 1)}`;
+      changed = true;
+    }
+    if (!/^\s*(\/\/|\/\*|\*|$)/.test(line)) previous = line.replace(/\s*\/\/.*$/, "").trimEnd();
+  }
+  return changed ? lines.join("\n") : text;
+}
+
 /** Chunks a search-only text file. */
 export function extractText(
   options: { text: string; path: string; chunking: "headings" | "lines" },
@@ -99,6 +155,9 @@ export function extractText(
 function treeHealth(root: Node, text: string): { diagnostics: string[]; failed: boolean } {
   if (!root.hasError) return { diagnostics: [], failed: false };
   const errors = collectErrors(root);
+  // A grammar may flag a tree whose nodes hold no ERROR or MISSING node (C#'s `#pragma` on
+  // the file's last line without a line break): nothing is lost.
+  if (errors.count === 0) return { diagnostics: [], failed: false };
   return {
     diagnostics: [
       `${errors.count} syntax error node(s), first at line ${

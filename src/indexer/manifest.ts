@@ -61,6 +61,12 @@ export interface LanguageRules {
   private?: string;
   /** `modifiers`: visibility when neither regex matches (default false). */
   defaultExported?: boolean;
+  /**
+   * Type members may end at a line break even where the next line starts with `<` or `(`,
+   * which the grammar reads as a continuation (TypeScript call signatures): a parse with errors
+   * is retried with those line breaks made explicit (`parseForExtraction`).
+   */
+  memberLines?: boolean;
 }
 
 /**
@@ -83,6 +89,11 @@ export interface ExtractionNodes {
   wrappers: string[];
   /** `export_keyword` visibility: a definition inside one of these (3 levels up) is exported. */
   exports: string[];
+  /**
+   * Definitions that own the rest of their file though their node ends at its own line (C#
+   * `namespace App;`): what follows is nested in them.
+   */
+  fileScopes: string[];
 }
 
 /** What structural grep needs of a language beyond its grammar. */
@@ -102,7 +113,10 @@ export interface GrepRules {
 /** A language with structure: a folder under `grammars/` with a manifest and query files. */
 export interface GrammarLanguage {
   language: Language;
-  /** The grammar wasm, relative to `node_modules/tree-sitter-wasms/out`. */
+  /**
+   * The grammar wasm as `<npm package>/<path>.wasm` under `node_modules` (the package is a
+   * dependency in `deno.json`, e.g. `tree-sitter-python/tree-sitter-python.wasm`).
+   */
   wasm: string;
   extensions: string[];
   filenames?: string[];
@@ -153,6 +167,7 @@ const RULES: Shape = {
     public: { type: "string", regex: true, optional: true },
     private: { type: "string", regex: true, optional: true },
     defaultExported: { type: "boolean", optional: true },
+    memberLines: { type: "boolean", optional: true },
   },
 };
 
@@ -176,6 +191,7 @@ const GRAMMAR: Shape = {
         modifiers: STRINGS,
         wrappers: STRINGS,
         exports: STRINGS,
+        fileScopes: STRINGS,
       },
     },
     grep: {
@@ -294,6 +310,7 @@ export function checkGrammarManifest(value: unknown, file: string): GrammarLangu
       modifiers: nodes.modifiers ?? [],
       wrappers: nodes.wrappers ?? [],
       exports: nodes.exports ?? [],
+      fileScopes: nodes.fileScopes ?? [],
     },
   };
 }
