@@ -87,12 +87,11 @@ export function extractStructure(
 }
 
 /**
- * Parses a file for extraction. A grammar whose rules set `memberLines` reads a line that starts
- * with `<` or `(` as continuing the line before it, where TypeScript ends a type member at the
- * line break (call signatures of an interface, one per line, without `;`): when the parse has
- * errors, the text is parsed again with a `;` in place of the last indentation character of
- * each such line (same length, same lines and columns elsewhere), and the tree with fewer
- * errors is kept. Null when `progressCallback` stopped the parse.
+ * Parses a file for extraction. Where a grammar misreads a line break that the language treats
+ * as ending a construct, its rules name `repairs`; when the parse has errors, the text is parsed
+ * again with those line breaks made explicit — same length, so every offset is the same, and
+ * rows are the same too (see each repair) — and the tree with fewer errors is kept. Null when
+ * `progressCallback` stopped the parse.
  */
 export function parseForExtraction(
   parser: Parser,
@@ -103,8 +102,9 @@ export function parseForExtraction(
     ? { progressCallback: options.progressCallback }
     : undefined;
   const tree = parser.parse(text, null, parseOptions);
-  if (!tree || !tree.rootNode.hasError || !options.rules.memberLines) return tree;
-  const repaired = separateMemberLines(text);
+  const repairs = options.rules.repairs ?? [];
+  if (!tree || !tree.rootNode.hasError || repairs.length === 0) return tree;
+  const repaired = repairs.reduce((current, repair) => REPAIRS[repair](current), text);
   if (repaired === text) return tree;
   const second = parser.parse(repaired, null, parseOptions);
   if (!second) return tree;
@@ -116,10 +116,17 @@ export function parseForExtraction(
   return tree;
 }
 
+const REPAIRS: Record<NonNullable<LanguageRules["repairs"]>[number], (text: string) => string> = {
+  member_lines: separateMemberLines,
+  constructor_lines: joinConstructorLines,
+};
+
 /**
- * A line that starts (after indentation) with `<` or `(` right after a line that ends a type
- * (a name, `]`, `)`, `>`, a quote or `?`, not `=>`) gets a `;` in place of its last
- * indentation character. Comment lines are skipped when finding the line before.
+ * TypeScript ends a type member at a line break, where the grammar reads a line that starts
+ * with `<` or `(` (a call signature of an interface) as continuing the member before it: such a
+ * line, right after a line that ends a type (a name, `]`, `)`, `>`, a quote or `?`, not `=>`),
+ * gets a `;` in place of its last indentation character. Comment lines are skipped when finding
+ * the line before.
  */
 export function separateMemberLines(text: string): string {
   const lines = text.split("\n");
@@ -134,6 +141,31 @@ export function separateMemberLines(text: string): string {
       changed = true;
     }
     if (!/^\s*(\/\/|\/\*|\*|$)/.test(line)) previous = line.replace(/\s*\/\/.*$/, "").trimEnd();
+  }
+  return changed ? lines.join("\n") : text;
+}
+
+/**
+ * Kotlin's primary constructor may start the line after its class header
+ * (`class FileSpec` newline `private constructor(…)`), which the grammar reads as a class
+ * without one: the header's line break becomes a space and the space before `constructor`
+ * becomes the line break, so the modifiers join the header's line and `constructor(` keeps its
+ * row (only the columns before it on that line change).
+ */
+export function joinConstructorLines(text: string): string {
+  const lines = text.split("\n");
+  let changed = false;
+  for (let i = 1; i < lines.length; i++) {
+    const modifiers = /^(\s*(?:(?:@[\w.]+(?:\([^)]*\))?|[a-z]+)\s+)+?)\s?constructor\s*\(/.exec(
+      lines[i],
+    );
+    if (!modifiers || !/\b(?:class|object)\s+\w+/.test(lines[i - 1])) continue;
+    if (/[{(,:=]\s*$/.test(lines[i - 1]) || /\/\/|\/\*/.test(lines[i - 1])) continue;
+    const space = lines[i].indexOf("constructor") - 1;
+    if (space < 1 || !/\s/.test(lines[i][space])) continue;
+    lines[i - 1] = `${lines[i - 1]} ${lines[i].slice(0, space)}`;
+    lines[i] = lines[i].slice(space + 1);
+    changed = true;
   }
   return changed ? lines.join("\n") : text;
 }

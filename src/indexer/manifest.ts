@@ -62,11 +62,11 @@ export interface LanguageRules {
   /** `modifiers`: visibility when neither regex matches (default false). */
   defaultExported?: boolean;
   /**
-   * Type members may end at a line break even where the next line starts with `<` or `(`,
-   * which the grammar reads as a continuation (TypeScript call signatures): a parse with errors
-   * is retried with those line breaks made explicit (`parseForExtraction`).
+   * Line breaks the grammar misreads, made explicit when a parse has errors
+   * (`parseForExtraction`): `member_lines` (TypeScript type members ending at a line break before
+   * `<` or `(`), `constructor_lines` (a Kotlin primary constructor on the line after its class).
    */
-  memberLines?: boolean;
+  repairs?: ("member_lines" | "constructor_lines")[];
 }
 
 /**
@@ -108,6 +108,11 @@ export interface GrepRules {
   literalKinds: string[];
   /** Kinds inside a literal that hold code again (f-string and template interpolations). */
   codeInLiteralKinds: string[];
+  /**
+   * Text the grammar needs before code (PHP's `<?php `, without which a pattern parses as
+   * HTML text): prepended to a pattern before it is parsed, its nodes never part of the pattern.
+   */
+  patternPrefix?: string;
 }
 
 /** A language with structure: a folder under `grammars/` with a manifest and query files. */
@@ -146,7 +151,7 @@ export interface TextLanguage {
 type Shape =
   | { type: "string"; oneOf?: readonly string[]; regex?: boolean }
   | { type: "boolean" }
-  | { type: "strings" }
+  | { type: "strings"; oneOf?: readonly string[] }
   | { type: "map" }
   | { type: "object"; keys: Record<string, Field> }
   | { type: "list"; of: Shape };
@@ -167,7 +172,7 @@ const RULES: Shape = {
     public: { type: "string", regex: true, optional: true },
     private: { type: "string", regex: true, optional: true },
     defaultExported: { type: "boolean", optional: true },
-    memberLines: { type: "boolean", optional: true },
+    repairs: { type: "strings", optional: true, oneOf: ["member_lines", "constructor_lines"] },
   },
 };
 
@@ -201,6 +206,7 @@ const GRAMMAR: Shape = {
         metaChar: { type: "string" },
         literalKinds: { type: "strings" },
         codeInLiteralKinds: { type: "strings" },
+        patternPrefix: { type: "string", optional: true },
       },
     },
     wasmImportAliases: { type: "map", optional: true },
@@ -247,10 +253,15 @@ function mismatch(value: unknown, shape: Shape, key: string): string | null {
       return null;
     case "boolean":
       return typeof value === "boolean" ? null : `${where} is not true or false`;
-    case "strings":
-      return Array.isArray(value) && value.every((item) => typeof item === "string")
+    case "strings": {
+      if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+        return `${where} is not a list of strings`;
+      }
+      const unknown = shape.oneOf ? value.find((item) => !shape.oneOf!.includes(item)) : undefined;
+      return unknown === undefined
         ? null
-        : `${where} is not a list of strings`;
+        : `${where} names '${unknown}', not one of ${shape.oneOf!.join(", ")}`;
+    }
     case "map":
       return isRecord(value) && Object.values(value).every((item) => typeof item === "string")
         ? null
