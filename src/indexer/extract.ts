@@ -45,7 +45,14 @@ const setsCache = new WeakMap<ExtractionNodes, NodeSets>();
 
 /** Extracts everything the index stores for one file with structure. */
 export function extractStructure(
-  options: { tree: { rootNode: Node }; text: string; path: string; grammar: ExtractionGrammar },
+  options: {
+    tree: { rootNode: Node };
+    text: string;
+    path: string;
+    grammar: ExtractionGrammar;
+    /** The package root the file's module is named from (`readPackageRoots`), if any. */
+    packageRoot?: string | null;
+  },
 ): ParseOutput {
   const { text, path, grammar } = options;
   const root = options.tree.rootNode;
@@ -64,6 +71,7 @@ export function extractStructure(
     rules: grammar.rules,
     sets,
     declaredModule: matched.declaredModule,
+    packageRoot: options.packageRoot ?? null,
   });
   const relations = relationRows(matched.references, named.definitions, LIMITS.relations);
   const chunks = structureChunks({

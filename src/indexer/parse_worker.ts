@@ -125,7 +125,13 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
     });
     if (tree) {
       try {
-        const output = extractStructure({ tree, text, path: job.path, grammar: extraction });
+        const output = extractStructure({
+          tree,
+          text,
+          path: job.path,
+          grammar: extraction,
+          packageRoot: job.packageRoot,
+        });
         return {
           id: job.id,
           status: "parsed",
