@@ -199,6 +199,8 @@ async function compare(
       const [, start, end] = key.split(":");
       const reason = path.split("/").some((segment) => segment.startsWith("."))
         ? "hidden path (ast-grep skips hidden files and directories)"
+        : path.endsWith(".h") && grepLanguageNamed(pattern.language)?.language === "cpp"
+        ? "a `.h` file, C++ in Sextant and C in ast-grep"
         : await commentInside(root, {
             file: path,
             start: Number(start) - 1,
@@ -252,7 +254,7 @@ async function explain(
   if (!indexed.has(where.file)) return "file not indexed (default excludes, size limit, secrets)";
   const language = grepLanguageNamed(languageName)!;
   if (grepLanguageForPath(where.file) !== language) {
-    return "the file is of another language in Sextant (`.h` is C++)";
+    return "a file of another language in Sextant (`.h` is C++ here, C in ast-grep)";
   }
   const parser = await parserFor(language);
   const text = Deno.readTextFileSync(join(root, where.file));
