@@ -72,9 +72,9 @@ const MORE: Row[] = [
   // C# (Newtonsoft.Json)
   ["newtonsoft", "csharp", "error handling", "throw new ArgumentNullException($A);", true],
   ["newtonsoft", "csharp", "assertion", "Assert.AreEqual($A, $B);"],
-  ["newtonsoft", "csharp", "null check", "if ($X == null) $BODY"],
+  ["newtonsoft", "csharp", "null check", "if ($X == null) throw $E;", true],
   ["newtonsoft", "csharp", "method call", "$A.Add($B);"],
-  ["newtonsoft", "csharp", "using statement", "using (var $R = $E) $BODY"],
+  ["newtonsoft", "csharp", "constructor call", "return new $T($$$);"],
   ["newtonsoft", "csharp", "object initializer", "new JsonSerializerSettings { $$$ }"],
   // PHP (Slim)
   ["slim", "php", "error handling", "throw new $E($$$);"],

@@ -59,6 +59,9 @@ const args = parseArgs({
   },
 });
 
+const SYNTAX_ERROR =
+  "the file has a syntax error in Sextant's grammar (the two grammars recover differently)";
+
 const fileLines = new Map<string, string[]>();
 const wanted = new Set(args.values.repo ?? []);
 const patterns = PARITY_PATTERNS.filter((p) => wanted.size === 0 || wanted.has(p.repo));
@@ -207,6 +210,8 @@ async function compare(
             end: Number(end) - 1,
           }, pattern.language)
         ? "a comment inside the match (Sextant skips comments between a pattern's nodes everywhere; ast-grep's smart strictness only in some positions)"
+        : await hasSyntaxError(root, path, pattern.language)
+        ? SYNTAX_ERROR
         : null;
       if (reason) report.explained[reason] = (report.explained[reason] ?? 0) + 1;
       else report.unexplained.push(`sextant only: ${key.slice(0, 160)}`);
@@ -272,7 +277,20 @@ async function explain(
         break;
       }
     }
-    return inside ? "inside a comment or string literal (never matched by design)" : null;
+    if (inside) return "inside a comment or string literal (never matched by design)";
+    return tree.rootNode.hasError ? SYNTAX_ERROR : null;
+  } finally {
+    tree.delete();
+  }
+}
+
+/** Whether Sextant's grammar parses a file with an error. */
+async function hasSyntaxError(root: string, file: string, languageName: string): Promise<boolean> {
+  const parser = await parserFor(grepLanguageNamed(languageName)!);
+  const tree = parser.parse(Deno.readTextFileSync(join(root, file)));
+  if (!tree) return false;
+  try {
+    return tree.rootNode.hasError;
   } finally {
     tree.delete();
   }
