@@ -62,10 +62,15 @@ interface Use {
   module: boolean;
 }
 
-/** One repository's graph for one generation, every file included. */
+/** One repository's graph for one generation, every file included (shared: never mutated). */
 interface RepositoryGraph {
   files: GraphFile[];
+  /** `repo\0path` → node. */
+  index: Map<string, number>;
+  /** `name` → the nodes that define it. */
   definers: Map<string, number[]>;
+  /** `repo\0name` → the nodes that define it (the FileGraph's keys). */
+  keyedDefiners: Map<string, number[]>;
   uses: Use[];
   /** The edges when every file is visible. */
   edges: NamedEdge[];
@@ -125,10 +130,21 @@ export function buildFileGraph(
     }
     const whole = answer.value;
     const restricted = scope.pathRestricted(repo.name);
+    if (repos.length === 1 && !restricted) {
+      // One repository seen whole: its memoized graph as it is (edges copied only to boost).
+      graph.files = whole.files;
+      graph.index = whole.index;
+      graph.definers = whole.keyedDefiners;
+      graph.edges = mentioned.size === 0
+        ? whole.edges
+        : whole.edges.map((edge) =>
+          mentioned.has(edge.name) ? { ...edge, weight: edge.weight * MENTIONED } : edge
+        );
+      continue;
+    }
     const visible = restricted
       ? whole.files.map((file) => scope.allowPath(repo.name, file.path))
       : null;
-    const offset = graph.files.length;
     // Nodes renumbered past the repositories before, hidden files left out.
     const renumber = new Int32Array(whole.files.length).fill(-1);
     whole.files.forEach((file, node) => {
@@ -145,17 +161,12 @@ export function buildFileGraph(
       ? edgesOf(whole.uses, whole.definers, (node) => visible[node])
       : whole.edges;
     for (const edge of edges) {
-      const weight = mentioned.has(edge.name) ? edge.weight * MENTIONED : edge.weight;
-      if (offset === 0 && !visible && weight === edge.weight) {
-        graph.edges.push(edge);
-      } else {
-        graph.edges.push({
-          from: renumber[edge.from],
-          to: renumber[edge.to],
-          weight,
-          name: edge.name,
-        });
-      }
+      graph.edges.push({
+        from: renumber[edge.from],
+        to: renumber[edge.to],
+        weight: mentioned.has(edge.name) ? edge.weight * MENTIONED : edge.weight,
+        name: edge.name,
+      });
     }
   }
   return graph;
@@ -228,7 +239,11 @@ function repositoryGraph(reader: TargetReader, repo: string): RepositoryGraph {
     for (const use of pending) {
       uses.push({ ...use, bound: imported.get(use.from)?.get(use.name) ?? null, module: false });
     }
-    return { files, definers, uses, edges: edgesOf(uses, definers, null) };
+    const index = new Map(files.map((file, node) => [`${repo}\0${file.path}`, node]));
+    const keyedDefiners = new Map(
+      [...definers].map(([name, nodes]) => [`${repo}\0${name}`, nodes]),
+    );
+    return { files, index, definers, keyedDefiners, uses, edges: edgesOf(uses, definers, null) };
   });
 }
 

@@ -96,21 +96,6 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
     damping: focused ? DAMPING.focused : DAMPING.plain,
     personalization: focused ? personalization : null,
   });
-  const flows = edgeFlows(ranks, graph.edges);
-  const definitionRank = new Map<number, Map<string, number>>();
-  const usedBy = new Map<number, Set<number>>();
-  const uses = new Map<number, Set<number>>();
-  graph.edges.forEach((edge, i) => {
-    if (!usedBy.has(edge.to)) usedBy.set(edge.to, new Set());
-    usedBy.get(edge.to)!.add(edge.from);
-    if (!uses.has(edge.from)) uses.set(edge.from, new Set());
-    uses.get(edge.from)!.add(edge.to);
-    if (!edge.name) return;
-    let names = definitionRank.get(edge.to);
-    if (!names) definitionRank.set(edge.to, names = new Map());
-    names.set(edge.name, (names.get(edge.name) ?? 0) + flows[i]);
-  });
-
   const shown = (node: number) => {
     const file = graph.files[node];
     return scope.matchesPaths(file.path) && scope.matchesLanguage(file.language);
@@ -126,13 +111,25 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
   );
   let ordered: { node: number; stage?: MapHit["stage"]; why?: string }[];
   if (role === "onboarding") {
-    ordered = onboardingPath(scope, graph, { byRank, usedBy, uses, limitations });
+    ordered = onboardingPath(scope, graph, { byRank, ...degrees(graph), limitations });
   } else {
     ordered = byRank.filter((node) =>
       graph.files[node].symbols.length > 0 || focus.weights.has(node)
     )
       .map((node) => ({ node }));
   }
+
+  // The rank that flows into each definition name of the files this page may show.
+  const window = new Uint8Array(graph.files.length);
+  for (const entry of ordered.slice(offset, offset + limit)) window[entry.node] = 1;
+  const flows = edgeFlows(ranks, graph.edges);
+  const definitionRank = new Map<number, Map<string, number>>();
+  graph.edges.forEach((edge, i) => {
+    if (!edge.name || window[edge.to] === 0) return;
+    let names = definitionRank.get(edge.to);
+    if (!names) definitionRank.set(edge.to, names = new Map());
+    names.set(edge.name, (names.get(edge.name) ?? 0) + flows[i]);
+  });
 
   const maxRank = ordered.length > 0 ? Math.max(...ordered.map(({ node }) => score[node])) : 1;
   const hitOf = (entry: (typeof ordered)[number], position: number): MapHit => {
@@ -262,6 +259,22 @@ async function focusOf(
   return focus;
 }
 
+/** Per file, how many other files use it and how many it uses. */
+function degrees(graph: FileGraph): { usedBy: Int32Array; uses: Int32Array } {
+  const usedBy = new Int32Array(graph.files.length);
+  const uses = new Int32Array(graph.files.length);
+  const pairs = new Set<number>();
+  const width = graph.files.length + 1;
+  for (const edge of graph.edges) {
+    const pair = edge.from * width + edge.to;
+    if (pairs.has(pair)) continue;
+    pairs.add(pair);
+    usedBy[edge.to]++;
+    uses[edge.from]++;
+  }
+  return { usedBy, uses };
+}
+
 /** The definitions of a file that carry the most rank, as `line: signature` lines. */
 function keyDefinitions(
   file: GraphFile,
@@ -326,8 +339,8 @@ function onboardingPath(
   graph: FileGraph,
   options: {
     byRank: number[];
-    usedBy: Map<number, Set<number>>;
-    uses: Map<number, Set<number>>;
+    usedBy: Int32Array;
+    uses: Int32Array;
     limitations: string[];
   },
 ): { node: number; stage: MapHit["stage"]; why: string }[] {
@@ -346,8 +359,8 @@ function onboardingPath(
       continue;
     }
     if (file.language === null) continue;
-    const users = usedBy.get(node)?.size ?? 0;
-    const used = uses.get(node)?.size ?? 0;
+    const users = usedBy[node];
+    const used = uses[node];
     const top = file.symbols.filter((s) => s.parentId === null && PRIMARY_KINDS.has(s.kind))
       .slice(0, 3).map((s) => s.name);
     const entry = scripts.get(node) ??
