@@ -24,7 +24,7 @@ import { ScopeStore } from "../resolver/store.ts";
 import { ModuleResolver } from "../resolver/modules.ts";
 import { Resolver } from "../resolver/resolve.ts";
 import { findSubject } from "../resolver/subject.ts";
-import { type GraphEdge, inbound, outbound } from "../resolver/traverse.ts";
+import { type GraphEdge, inbound } from "../resolver/traverse.ts";
 import { confidenceOf, type SymbolRecord } from "../resolver/types.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor, tokenCost } from "./paging.ts";
@@ -80,7 +80,12 @@ const TYPE_KINDS = new Set(["class", "interface", "struct", "enum", "trait", "ty
 /** Kinds ranked by the query's terms inside the best files. */
 const RANKED_KINDS = new Set(["function", "method", "constructor"]);
 const CALLS = new Set(["calls"]);
-const TYPE_USES = new Set(["type_of", "inherits", "implements", "references"]);
+/** Relations read for callees and types, and how many at most per definition. */
+const OUTGOING = new Set(["calls", "type_of", "inherits", "implements"]);
+const MAX_OUTGOING = 60;
+/** Past this many same-named call sites, callers are left to the 'callers' action. */
+const MAX_CALL_SITES = 300;
+const TYPE_USES = new Set(["type_of", "inherits", "implements"]);
 
 /** A definition the pack is built around. */
 interface Seed {
@@ -551,7 +556,7 @@ function neighbourhood(
       evidence: edge.evidence,
     };
   };
-  const out1 = outbound(resolver, s, null);
+  const out1 = outgoing(resolver, s);
   const listed = new Set<string>();
   const isListed = (target: SymbolRecord) => {
     const key = `${target.repo}\0${target.id}`;
@@ -574,8 +579,29 @@ function neighbourhood(
       types++;
     }
   }
-  // Callers: the call sites, a line of context each side.
-  const callers = inbound(resolver, s, CALLS).edges;
+  // Callers: the call sites, a line of context each side; a name called from too many places
+  // to resolve here gets a note instead.
+  const sites = callSitesNaming(store, s);
+  const callers = sites > MAX_CALL_SITES ? [] : inbound(resolver, s, CALLS).edges;
+  if (sites > MAX_CALL_SITES) {
+    out.push({
+      repo: s.repo,
+      path: s.path,
+      start_line: s.startLine,
+      end_line: s.startLine,
+      symbol: s.qualified,
+      kind: "note",
+      signature: null,
+      language: s.language,
+      source_kind: "local",
+      score,
+      snippet: `${sites} call sites are written '${s.name}': ask 'callers' for those of this one`,
+      piece: "caller",
+      for: s.qualified,
+      why: "too many same-named call sites to resolve in a pack",
+      confidence: "exact",
+    });
+  }
   for (const edge of callers.slice(0, PER_SEED.caller)) {
     const r = edge.relation;
     const lines = options.linesOf(r.repo, r.path);
@@ -634,7 +660,6 @@ function neighbourhood(
     }
     importLines.add(relation.startLine);
     imports++;
-    const resolution = resolver.resolve(relation);
     out.push({
       repo: s.repo,
       path: s.path,
@@ -650,16 +675,43 @@ function neighbourhood(
       piece: "import",
       for: s.qualified,
       why: `${s.name} uses '${bound}'`,
-      confidence: resolution.status === "resolved" ? confidenceOf(resolution.evidence) : "exact",
-      ...(resolution.status === "resolved"
-        ? {
-          resolves_to:
-            `${resolution.symbol.repo}:${resolution.symbol.path}:${resolution.symbol.startLine}`,
-        }
-        : {}),
+      confidence: "exact",
     });
   }
   return out;
+}
+
+/**
+ * What a definition calls and the types it uses, resolved: its first
+ * MAX_OUTGOING call, type and inheritance relations in source order.
+ */
+function outgoing(resolver: Resolver, symbol: SymbolRecord): { edges: GraphEdge[] } {
+  const edges: GraphEdge[] = [];
+  const relations = resolver.store.relationsFrom(symbol).filter((r) => OUTGOING.has(r.kind))
+    .slice(0, MAX_OUTGOING);
+  for (const relation of relations) {
+    const resolution = resolver.resolve(relation);
+    if (resolution.status !== "resolved") continue;
+    const target = resolution.symbol;
+    if (target.id === symbol.id && target.repo === symbol.repo) continue;
+    edges.push({
+      from: symbol,
+      to: target,
+      relation,
+      evidence: resolution.evidence,
+      ...(resolution.note ? { note: resolution.note } : {}),
+    });
+  }
+  return { edges };
+}
+
+/** How many call sites in the definition's resolver scope are written with its name. */
+function callSitesNaming(store: ScopeStore, symbol: SymbolRecord): number {
+  let count = 0;
+  for (const repo of store.scopeOf(symbol.repo)) {
+    count += store.relationsTargeting(repo, [symbol.name]).filter((r) => r.kind === "calls").length;
+  }
+  return count;
 }
 
 /** The first doc sentence of a definition, read from its target (null when hidden or none). */
