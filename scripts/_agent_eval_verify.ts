@@ -16,6 +16,7 @@ import type { LocatedFunction } from "./_agent_eval_trees.ts";
 
 export type Corruption =
   | "shifted_lines"
+  | "nudged_lines"
   | "renamed_symbol"
   | "edited_quote"
   | "invented_relation"
@@ -36,7 +37,12 @@ export interface VerifyPlan {
   edited: { path: string; line: number; before: string; after: string } | null;
 }
 
-const MUTATIONS: Corruption[] = ["shifted_lines", "renamed_symbol", "edited_quote"];
+const MUTATIONS: Corruption[] = [
+  "shifted_lines",
+  "renamed_symbol",
+  "edited_quote",
+  "nudged_lines",
+];
 
 /** Citations from real answers for one row, clean and corrupted. */
 export async function planCitations(
@@ -81,6 +87,21 @@ export async function planCitations(
         corruption: null,
         source: "symbols",
       });
+      // A few lines inside the definition, quoted: part of a definition is a good citation too.
+      const inner = lines.slice(hit.start_line, hit.start_line + 3);
+      if (hit.end_line - hit.start_line >= 4 && inner.some((line) => line.trim() !== "")) {
+        clean.push({
+          citation: {
+            path: hit.path,
+            start_line: hit.start_line + 1,
+            end_line: hit.start_line + 3,
+            symbol: hit.symbol,
+            text: inner.join("\n"),
+          },
+          corruption: null,
+          source: "symbols (part)",
+        });
+      }
     }
   }
   // Claims: what each gold function calls (the callees answer), and one call it does not make.
@@ -230,6 +251,24 @@ function mutate(
       const text = citation.text.slice(0, identifier.index) + `${identifier[0]}Stale` +
         citation.text.slice(identifier.index + identifier[0].length);
       return { citation: { ...citation, text }, corruption: kind };
+    }
+    case "nudged_lines": {
+      // Off by a few: the range starts just past the first quoted line, so the quote leaves it.
+      if (typeof citation.text !== "string") return null;
+      const lines = textOf(String(citation.path)).split("\n");
+      const first = citation.text.split("\n").find((line) => line.trim() !== "")?.trim();
+      if (!first) return null;
+      let at = -1;
+      for (let line = start; line <= end && at < 0; line++) {
+        if ((lines[line - 1] ?? "").trim() === first) at = line;
+      }
+      if (at < 0) return null;
+      const shift = at - start + 1;
+      if (end + shift > lines.length) return null;
+      return {
+        citation: { ...citation, start_line: start + shift, end_line: end + shift },
+        corruption: kind,
+      };
     }
     default:
       return null;
