@@ -287,6 +287,12 @@ Deno.test("verify: each citation gets ok or the first check that fails, and the 
       text_not_current: 1,
       relation_not_in_graph: 1,
     });
+    // A budget too small for one verdict: the first, cut, and a cursor to the next.
+    const tiny = await run("verify", { citations, token_budget: 5 });
+    assert.deepEqual(tiny.results.map((hit: any) => hit.index), [0]);
+    const second = await run("verify", { citations, token_budget: 5, cursor: tiny.next_cursor });
+    assert.deepEqual(second.results.map((hit: any) => hit.index), [1]);
+    assert.equal((second.data as any).score, 0.4, "the score is the whole answer's");
     await assert.rejects(
       () => run("verify", { citations: [{ path: "pkg/core.py", claim: "nonsense" }] }),
       /must read 'A calls B'/,

@@ -30,7 +30,7 @@ import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor, tokenCost } from "./paging.ts";
 import { search } from "./search.ts";
 import { isDocPath, isTestPath } from "../search/rank.ts";
-import { cleanSignature, firstSentence } from "./summaries.ts";
+import { firstSentence, signatureLine } from "./summaries.ts";
 
 export type ContextParams = MethodParams<"context">;
 
@@ -502,9 +502,7 @@ function bodyPiece(
   const header = lines.slice(start, s.startLine, s.startLine - start + 1);
   const outline = [
     header,
-    ...members.map((m) =>
-      `  ${m.startLine}: ${cleanSignature(m.signature) ?? `${m.kind} ${m.name}`}`
-    ),
+    ...members.map((m) => `  ${m.startLine}: ${signatureLine(m)}`),
   ].join("\n");
   return {
     ...body,
@@ -536,7 +534,7 @@ function neighbourhood(
   ): ResultHit => {
     const verb = piece === "callee" ? "called" : `used as a type (${edge.relation.kind})`;
     const doc = options.docOf(target);
-    const signature = cleanSignature(target.signature) ?? `${target.kind} ${target.name}`;
+    const signature = signatureLine(target);
     return {
       repo: target.repo,
       path: target.path,

@@ -20,7 +20,7 @@ import { envelope, repositoryStates } from "./envelope.ts";
 import { buildFileGraph, type FileGraph, type GraphFile, modulePath } from "./graph.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { search } from "./search.ts";
-import { cleanSignature } from "./summaries.ts";
+import { signatureLine } from "./summaries.ts";
 
 export type MapParams = MethodParams<"map">;
 
@@ -304,7 +304,7 @@ function keyDefinitions(
 }
 
 function definitionLine(symbol: StoredSymbol, parents: Map<string, string>): string {
-  const signature = cleanSignature(symbol.signature) ?? `${symbol.kind} ${symbol.name}`;
+  const signature = signatureLine(symbol);
   const owner = symbol.parentId ? parents.get(symbol.parentId) : undefined;
   return `${symbol.startLine}: ${signature}${owner ? `  (in ${owner})` : ""}`;
 }

@@ -35,9 +35,25 @@ export function firstSentence(doc: string | null): string | null {
   return clip(end ? text.slice(0, end.index + 1) : text);
 }
 
+/** Kinds whose recorded "signature" is their whole assignment: only its left side is shown. */
+const VALUE_KINDS = new Set(["variable", "constant", "field", "property"]);
+
+/**
+ * A definition's signature on one line, or its kind and name. A variable,
+ * constant or field keeps its name and annotation, never the value assigned
+ * (that is source text, not a signature).
+ */
+export function signatureLine(symbol: { kind: string; name: string; signature: string | null }) {
+  const signature = cleanSignature(symbol.signature);
+  if (!signature) return `${symbol.kind} ${symbol.name}`;
+  if (!VALUE_KINDS.has(symbol.kind)) return signature;
+  const assignment = /\s*(?<![=!<>:+\-*/%&|^])=(?![=>])/.exec(signature);
+  return assignment ? signature.slice(0, assignment.index).trim() || symbol.name : signature;
+}
+
 /** A definition as one line: its signature (or kind and name) and its doc's first sentence. */
 export function definitionSummary(symbol: StoredSymbol): string {
-  const head = cleanSignature(symbol.signature) ?? `${symbol.kind} ${symbol.name}`;
+  const head = signatureLine(symbol);
   const sentence = firstSentence(symbol.doc);
   return sentence ? `${head} — ${sentence}` : head;
 }
