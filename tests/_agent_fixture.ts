@@ -8,6 +8,8 @@ import { fixtureRepository } from "./_helpers.ts";
 
 /** A string only the body of `retry_with_backoff` holds (never a signature or doc). */
 export const BODY_MARKER = "bodyOnlyMarkerK7";
+/** A string only the value of a module-level constant holds (never its name or annotation). */
+export const VALUE_MARKER = "valueMarkerQ8";
 /** A string only the secret module holds. */
 export const SECRET_MARKER = "vaultSecretMarkerZ9";
 
@@ -44,7 +46,8 @@ export const AGENT_FILES: Record<string, string> = {
     "def split_pairs(text):\n" +
     '    """Split key=value lines into a dict."""\n' +
     '    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)\n',
-  "pkg/retry.py": '"""Retry helpers."""\nimport time\n\nfrom .util import read_text\n\n\n' +
+  "pkg/retry.py": '"""Retry helpers."""\nimport time\n\nfrom .util import read_text\n\n' +
+    `BACKOFF_NAME: str = "${VALUE_MARKER}"\n\n\n` +
     "def retry_with_backoff(call, attempts=3):\n" +
     '    """Retry a call with exponential backoff."""\n' +
     `    ${BODY_MARKER} = 0.1\n` +

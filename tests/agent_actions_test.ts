@@ -136,7 +136,7 @@ Deno.test("outline: repository → directory → file → definition with one-li
     const core = tree.results.find((hit) => hit.path === "pkg/core.py") as any;
     assert.equal(core.summary, "Core configuration handling.");
     const pkg = tree.results.find((hit) => hit.path === "pkg/") as any;
-    assert.match(pkg.summary, /^7 file\(s\), 9 definition\(s\) — Demo package/);
+    assert.match(pkg.summary, /^7 file\(s\), 10 definition\(s\) — Demo package/);
     assert.equal(tree.provenance.confidence, "exact");
 
     const file = await run("outline", { path: "pkg/core.py" });

@@ -18,6 +18,7 @@ import {
   BODY_MARKER,
   lineOf,
   SECRET_MARKER,
+  VALUE_MARKER,
 } from "./_agent_fixture.ts";
 
 const TOKENS = {
@@ -200,10 +201,12 @@ Deno.test("agent actions (real socket): a daemon answers the four actions; agent
     for (const answer of [summaryMap, summaryOutline]) {
       const text = JSON.stringify(answer);
       assert.ok(!text.includes(BODY_MARKER), `no body text: ${text}`);
+      assert.ok(!text.includes(VALUE_MARKER), `no assigned values: ${text}`);
       assert.ok(text.includes("def retry_with_backoff(call, attempts=3)"), "signatures stay");
       assert.ok(answer.results.every((hit: any) => hit.snippet === ""));
     }
     assert.ok(JSON.stringify(summaryOutline).includes("Retry a call with exponential backoff."));
+    assert.ok(JSON.stringify(summaryOutline).includes('"BACKOFF_NAME: str"'), "names stay");
   } finally {
     owner.close();
     limited.close();

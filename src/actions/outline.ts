@@ -16,7 +16,7 @@ import { normaliseRequestPath, type Repository } from "../workspace/workspace.ts
 import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
-import { definitionSummary, firstSentence, moduleDocSentence } from "./summaries.ts";
+import { definitionSummary, firstSentence, moduleDocSentence, signatureLine } from "./summaries.ts";
 
 export type OutlineParams = MethodParams<"outline">;
 
@@ -244,7 +244,7 @@ function summaryHit(
         end_line: s.endLine,
         symbol: s.qualified,
         kind: s.kind,
-        signature: s.signature,
+        signature: signatureLine(s),
         language: node.file.language,
         level: node.level,
         summary: definitionSummary(s),
