@@ -47,7 +47,7 @@ export function prepareTree(source: string, tree: string, rows: EvalRow[]): Eval
 
 /** The commit a row is asked at. */
 export function commitOf(row: EvalRow): string | null {
-  return row.base_commit ?? row.parent ?? null;
+  return row.base_commit ?? row.parent ?? (row as { commit?: string }).commit ?? null;
 }
 
 /** Checks a row's commit out, dropping any edit an earlier step made. */

@@ -195,10 +195,11 @@ async function mapRow(
   });
   const ms = performance.now() - started;
   const paths = map.results.map((hit) => hit.path);
-  const ranks = row.gold_files.map((path) => paths.indexOf(path)).filter((i) => i >= 0);
+  const goldFiles: string[] = row.gold_files ?? [];
+  const ranks = goldFiles.map((path) => paths.indexOf(path)).filter((i) => i >= 0);
   return {
     goldShown: ranks.length > 0,
-    allGoldShown: ranks.length === row.gold_files.length,
+    allGoldShown: ranks.length === goldFiles.length,
     files: paths.length,
     rank: ranks.length > 0 ? Math.min(...ranks) + 1 : null,
     ms,

@@ -266,9 +266,15 @@ Deno.test("agent actions (real process): MCP lists the four tools and calls each
 
 Deno.test("agent actions (real process): an MCP summary-mode agent gets map and outline only", async () => {
   const workspace = agentWorkspace();
+  const cache = tempCache();
+  // Indexed by the local user: a refresh is not the summary agent's to run.
+  const indexed = await runCli(["query", "--embedded", "--workspace", workspace, "refresh"], {
+    env: { SEXTANT_CACHE_DIR: cache },
+  });
+  assert.equal(indexed.code, 0, indexed.stderr);
   const session = await startMcp(
     ["--workspace", workspace, "--agent", "pm", "--token", TOKENS.SUMMARY_TOKEN],
-    { env: mcpEnvironment({ SEXTANT_CACHE_DIR: tempCache(), ...TOKENS }) },
+    { env: mcpEnvironment({ SEXTANT_CACHE_DIR: cache, ...TOKENS }) },
   );
   try {
     const { tools } = await session.client.listTools();
