@@ -90,6 +90,25 @@ const KIND_WEIGHT: Record<string, number> = {
   writes: 0.3,
 };
 
+/** Python builtins and ECMAScript globals: a use not imported means these, not a definition. */
+const BUILTINS: ReadonlySet<string> = new Set(
+  ("abs all any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile " +
+    "complex delattr dict dir divmod enumerate eval exec filter float format frozenset getattr " +
+    "globals hasattr hash help hex id input int isinstance issubclass iter len list locals map " +
+    "max memoryview min next object oct open ord pow print property range repr reversed round " +
+    "set setattr slice sorted staticmethod str sum super tuple type vars zip __import__ " +
+    "Array Boolean Date Error JSON Map Math Number Object Promise Proxy Reflect RegExp Set " +
+    "String Symbol WeakMap WeakSet console parseInt parseFloat isNaN isFinite require " +
+    "setTimeout clearTimeout setInterval clearInterval fetch").split(" "),
+);
+/** Method names so common that a use on a receiver says little about whose method it is. */
+const COMMON_MEMBERS: ReadonlySet<string> = new Set(
+  ("get set add append extend insert update remove pop push shift keys values items copy " +
+    "clear close open read write join split strip replace format startswith endswith lower " +
+    "upper find index count sort reverse map filter reduce forEach then catch emit send " +
+    "toString equals hashCode length size name value apply call bind").split(" "),
+);
+
 /** Names defined in more files than this say little about which one is meant. */
 const COMMON_DEFINERS = 5;
 /** Uses of a name defined in more files than this (and not imported) are not edges at all. */
@@ -205,7 +224,7 @@ function repositoryGraph(reader: TargetReader, repo: string): RepositoryGraph {
     const uses: Use[] = [];
     // Per file, the names its imports bind to files.
     const imported = new Map<number, Map<string, number[]>>();
-    const pending: { from: number; name: string; weight: number }[] = [];
+    const pending: { from: number; name: string; weight: number; member: boolean }[] = [];
     for (const row of reader.relationCounts()) {
       const from = nodeOfId.get(row.fileId);
       if (from === undefined) continue;
@@ -234,10 +253,17 @@ function repositoryGraph(reader: TargetReader, repo: string): RepositoryGraph {
       if (row.kind !== "imports" && all.includes(from)) continue;
       if (isSpecific(name)) weight *= 3;
       if (name.startsWith("_")) weight *= 0.1;
-      pending.push({ from, name, weight });
+      pending.push({ from, name, weight, member: row.member });
     }
     for (const use of pending) {
-      uses.push({ ...use, bound: imported.get(use.from)?.get(use.name) ?? null, module: false });
+      const bound = imported.get(use.from)?.get(use.name) ?? null;
+      // `str(x)`, `len(x)`, `Object.keys`: a use the file does not import most likely means
+      // the language's own name, not a same-named definition somewhere in the repository.
+      if (!bound && BUILTINS.has(use.name)) continue;
+      const weight = !bound && use.member && COMMON_MEMBERS.has(use.name)
+        ? use.weight * 0.1
+        : use.weight;
+      uses.push({ from: use.from, name: use.name, weight, bound, module: false });
     }
     const index = new Map(files.map((file, node) => [`${repo}\0${file.path}`, node]));
     const keyedDefiners = new Map(

@@ -17,7 +17,13 @@ import type { RequestScope } from "../workspace/scope.ts";
 import { uncommittedChanges } from "../resolver/diff.ts";
 import { isDocPath, isTestPath, isVendorPath } from "../search/rank.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
-import { buildFileGraph, type FileGraph, type GraphFile, modulePath } from "./graph.ts";
+import {
+  buildFileGraph,
+  type FileGraph,
+  type GraphFile,
+  modulePath,
+  type NamedEdge,
+} from "./graph.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { search } from "./search.ts";
 import { signatureLine } from "./summaries.ts";
@@ -37,6 +43,8 @@ const FOCUS_BOOST = 1;
 const DAMPING = { plain: 0.85, focused: 0.7 };
 /** Definitions listed per file: more for the best files. */
 const DEFINITIONS = { top: 6, rest: 3, topFiles: 5 };
+/** A field or variable needs this share of its file's best definition rank to be listed. */
+const VALUE_SHARE = 0.25;
 /** Kinds worth listing even when nothing uses them. */
 const PRIMARY_KINDS = new Set([
   "class",
@@ -92,7 +100,12 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
   const focused = focus.weights.size > 0;
   const personalization = new Float64Array(graph.files.length);
   for (const [node, weight] of focus.weights) personalization[node] = weight;
-  const { ranks } = pageRank(graph.files.length, graph.edges, {
+  // An onboarding path is about the code itself: uses written in tests, docs and vendored
+  // code do not vote.
+  const edges = role === "onboarding"
+    ? graph.edges.filter((edge) => isCode(graph.files[edge.from]))
+    : graph.edges;
+  const { ranks } = pageRank(graph.files.length, edges, {
     damping: focused ? DAMPING.focused : DAMPING.plain,
     personalization: focused ? personalization : null,
   });
@@ -111,7 +124,7 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
   );
   let ordered: { node: number; stage?: MapHit["stage"]; why?: string }[];
   if (role === "onboarding") {
-    ordered = onboardingPath(scope, graph, { byRank, ...degrees(graph), limitations });
+    ordered = onboardingPath(scope, graph, { byRank, ...degrees(graph, edges), limitations });
   } else {
     ordered = byRank.filter((node) =>
       graph.files[node].symbols.length > 0 || focus.weights.has(node)
@@ -122,9 +135,9 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
   // The rank that flows into each definition name of the files this page may show.
   const window = new Uint8Array(graph.files.length);
   for (const entry of ordered.slice(offset, offset + limit)) window[entry.node] = 1;
-  const flows = edgeFlows(ranks, graph.edges);
+  const flows = edgeFlows(ranks, edges);
   const definitionRank = new Map<number, Map<string, number>>();
-  graph.edges.forEach((edge, i) => {
+  edges.forEach((edge, i) => {
     if (!edge.name || window[edge.to] === 0) return;
     let names = definitionRank.get(edge.to);
     if (!names) definitionRank.set(edge.to, names = new Map());
@@ -260,12 +273,15 @@ async function focusOf(
 }
 
 /** Per file, how many other files use it and how many it uses. */
-function degrees(graph: FileGraph): { usedBy: Int32Array; uses: Int32Array } {
+function degrees(
+  graph: FileGraph,
+  edges: readonly NamedEdge[],
+): { usedBy: Int32Array; uses: Int32Array } {
   const usedBy = new Int32Array(graph.files.length);
   const uses = new Int32Array(graph.files.length);
   const pairs = new Set<number>();
   const width = graph.files.length + 1;
-  for (const edge of graph.edges) {
+  for (const edge of edges) {
     const pair = edge.from * width + edge.to;
     if (pairs.has(pair)) continue;
     pairs.add(pair);
@@ -289,16 +305,20 @@ function keyDefinitions(
     names.set(symbol.name, seen + 1);
     const rank = seen === 0 ? rankOf?.get(symbol.name) ?? 0 : 0;
     return { symbol, order, rank, boost: mentioned.has(symbol.name) ? 1 : 0 };
-  }).filter(({ symbol, rank }) =>
-    (rank > 0 || PRIMARY_KINDS.has(symbol.kind)) && !/^__\w+__$/.test(symbol.name)
+  });
+  // A field or variable is listed only when it draws a good share of the file's best rank.
+  const best = Math.max(0, ...scored.map(({ rank }) => rank));
+  const listed = scored.filter(({ symbol, rank }) =>
+    !/^__\w+__$/.test(symbol.name) &&
+    (PRIMARY_KINDS.has(symbol.kind) || (rank > 0 && rank >= best * VALUE_SHARE))
   );
-  scored.sort((a, b) =>
+  listed.sort((a, b) =>
     b.boost - a.boost || b.rank - a.rank ||
     Number(a.symbol.parentId !== null) - Number(b.symbol.parentId !== null) ||
     Number(b.symbol.exported) - Number(a.symbol.exported) || a.order - b.order
   );
   const parents = new Map(file.symbols.map((symbol) => [symbol.id, symbol.name]));
-  return scored.slice(0, count).sort((a, b) => a.order - b.order).map(({ symbol }) =>
+  return listed.slice(0, count).sort((a, b) => a.order - b.order).map(({ symbol }) =>
     definitionLine(symbol, parents)
   );
 }
@@ -315,17 +335,23 @@ function definitionLine(symbol: StoredSymbol, parents: Map<string, string>): str
 const ONBOARDING_LEAD = { entry: 5, core: 10, utility: 5 };
 const UTILITY_NAME =
   /(^|[/_.-])(utils?|util_\w+|helpers?|compat|common|misc|_?internal|shared|tools|support)([/_.-]|$)/i;
-const ENTRY_NAMES: [RegExp, string][] = [
-  [/(^|\/)__main__\.py$/, "runs as a program (python -m)"],
-  [/(^|\/)(main|Main)\.\w+$/, "the program's main module"],
-  [/(^|\/)(cli|__cli__|command_line|cmdline)(\.\w+|\/[^/]+\.\w+)$/, "the command-line interface"],
-  [/(^|\/)(bin|cmd)\/[^/]+$/, "a command-line entry point"],
-  [/(^|\/)(app|server|manage|wsgi|asgi)\.\w+$/, "starts the application"],
-];
-const API_NAMES: [RegExp, string][] = [
-  [/^(src\/)?[^/]+\/__init__\.py$/, "the package's public API"],
-  [/^((src|packages\/[^/]+|lib)\/)?(index|mod)\.(ts|tsx|js|mjs)$/, "the package's public API"],
-  [/^(src\/)?lib\.rs$/, "the crate's public API"],
+/**
+ * Entry points by name, most telling first (a manifest's console script
+ * precedes them all): the pattern, why, and the order entries are listed in.
+ */
+const ENTRY_NAMES: [RegExp, string, number][] = [
+  [/(^|\/)__main__\.py$/, "runs as a program (python -m)", 1],
+  [
+    /(^|\/)(cli|__cli__|command_line|cmdline)(\.\w+|\/[^/]+\.\w+)$/,
+    "the command-line interface",
+    2,
+  ],
+  [/(^|\/)(main|Main)\.\w+$/, "the program's main module", 2],
+  [/(^|\/)(app|server|manage|wsgi|asgi)\.\w+$/, "starts the application", 2],
+  [/^(src\/)?[^/]+\/__init__\.py$/, "the package's public API", 3],
+  [/^((src|packages\/[^/]+|lib)\/)?(index|mod)\.(ts|tsx|js|mjs)$/, "the package's public API", 3],
+  [/^(src\/)?lib\.rs$/, "the crate's public API", 3],
+  [/(^|\/)(bin|cmd)\/[^/]+$/, "a command-line entry point", 4],
 ];
 
 /**
@@ -351,10 +377,11 @@ function onboardingPath(
     core: [],
     utility: [],
   };
+  const priority = new Map<number, number>();
   let skipped = 0;
   for (const node of byRank) {
     const file = graph.files[node];
-    if (isTestPath(file.path) || isDocPath(file.path, file.language) || isVendorPath(file.path)) {
+    if (!isCode(file)) {
       skipped++;
       continue;
     }
@@ -363,10 +390,10 @@ function onboardingPath(
     const used = uses[node];
     const top = file.symbols.filter((s) => s.parentId === null && PRIMARY_KINDS.has(s.kind))
       .slice(0, 3).map((s) => s.name);
-    const entry = scripts.get(node) ??
-      ENTRY_NAMES.find(([pattern]) => pattern.test(file.path))?.[1] ??
-      API_NAMES.find(([pattern]) => pattern.test(file.path))?.[1];
+    const named = ENTRY_NAMES.find(([pattern]) => pattern.test(file.path));
+    const entry = scripts.get(node) ?? named?.[1];
     if (entry) {
+      priority.set(node, scripts.has(node) ? 0 : named![2]);
       const exports = file.path.endsWith("__init__.py") || /(index|mod)\.\w+$/.test(file.path)
         ? `; re-exports from ${used} file(s)`
         : "";
@@ -388,6 +415,8 @@ function onboardingPath(
     }
   }
   if (skipped > 0) options.limitations.push(`${skipped} test, doc or vendored file(s) left out`);
+  // Entries by how telling their kind is, then by rank (the sort is stable).
+  stages.entry.sort((a, b) => priority.get(a.node)! - priority.get(b.node)!);
   const lead = (stage: keyof typeof stages) =>
     stages[stage].slice(0, ONBOARDING_LEAD[stage]).map((entry) => ({ ...entry, stage }));
   const rest = (stage: keyof typeof stages) =>
@@ -400,6 +429,12 @@ function onboardingPath(
     ...rest("core"),
     ...rest("utility"),
   ];
+}
+
+/** Whether a file is the code itself (not a test, documentation or vendored code). */
+function isCode(file: GraphFile): boolean {
+  return !isTestPath(file.path) && !isDocPath(file.path, file.language) &&
+    !isVendorPath(file.path);
 }
 
 /**
