@@ -421,8 +421,11 @@ function namedDefinitions(
  */
 function enclosingDefinition(store: ScopeStore, hit: ResultHit): SymbolRecord | null {
   const line = typeof hit.match_line === "number" ? hit.match_line : hit.start_line;
+  const lines = (store.fileText(hit.repo, hit.path) ?? "").split("\n");
+  // A line of the doc comment or decorators just above a definition belongs to it.
   const symbols = store.symbolsInFile(hit.repo, hit.path).filter((s) =>
-    BODY_KINDS.has(s.kind) && s.startLine <= line && s.endLine >= line
+    BODY_KINDS.has(s.kind) && s.endLine >= line &&
+    (s.startLine <= line || definitionExtent(lines, s.startLine, s.endLine).start <= line)
   );
   if (symbols.length === 0) return null;
   symbols.sort((a, b) => (a.endLine - a.startLine) - (b.endLine - b.startLine));

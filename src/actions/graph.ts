@@ -260,6 +260,8 @@ function repositoryGraph(reader: TargetReader, repo: string): RepositoryGraph {
       // `str(x)`, `len(x)`, `Object.keys`: a use the file does not import most likely means
       // the language's own name, not a same-named definition somewhere in the repository.
       if (!bound && BUILTINS.has(use.name)) continue;
+      // `T`, `E`, `id`: a name this short, not imported, is a type parameter or a local.
+      if (!bound && use.name.length < 3) continue;
       const weight = !bound && use.member && COMMON_MEMBERS.has(use.name)
         ? use.weight * 0.1
         : use.weight;

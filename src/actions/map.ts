@@ -347,7 +347,7 @@ const ENTRY_NAMES: [RegExp, string, number][] = [
     2,
   ],
   [/(^|\/)(main|Main)\.\w+$/, "the program's main module", 2],
-  [/(^|\/)(app|server|manage|wsgi|asgi)\.\w+$/, "starts the application", 2],
+  [/^(src\/)?(app|server|manage|wsgi|asgi)\.\w+$/, "starts the application", 2],
   [/^(src\/)?[^/]+\/__init__\.py$/, "the package's public API", 3],
   [/^((src|packages\/[^/]+|lib)\/)?(index|mod)\.(ts|tsx|js|mjs)$/, "the package's public API", 3],
   [/^(src\/)?lib\.rs$/, "the crate's public API", 3],

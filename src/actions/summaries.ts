@@ -29,7 +29,12 @@ export function firstSentence(doc: string | null): string | null {
     .replace(/^\s*(\/\*\*?|\*\/|\/\/\/?|#+|"""|''')/gm, " ")
     .replace(/^\s*\*\s?/gm, " ")
     .replace(/\s+/g, " ")
-    .trim();
+    .trim()
+    // A leading tag that names the doc's kind (`@module`, `@file`) is not part of the sentence.
+    .replace(
+      /^@(module|file|fileoverview|overview|packageDocumentation|description|summary)\b:?\s*/i,
+      "",
+    );
   if (!text) return null;
   const end = /[.!?](\s|$)/.exec(text);
   return clip(end ? text.slice(0, end.index + 1) : text);

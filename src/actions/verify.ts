@@ -134,6 +134,8 @@ function check(
     end_line: end ?? start ?? 1,
     symbol: citation.symbol ?? null,
     kind: "citation",
+    // Whether the citation gave lines (start_line and end_line are 1 when it did not).
+    lines_cited: start !== null,
     signature: null,
     language: null as string | null,
     source_kind: "local" as const,

@@ -131,9 +131,11 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
     case "verify": {
       // `[verdict] path:start-end symbol — reason`, then the score.
       for (const hit of envelope.results) {
-        const range = hit.start_line === hit.end_line
-          ? `${hit.start_line}`
-          : `${hit.start_line}-${hit.end_line}`;
+        const range = hit.lines_cited === false
+          ? ""
+          : hit.start_line === hit.end_line
+          ? `:${hit.start_line}`
+          : `:${hit.start_line}-${hit.end_line}`;
         const found = Array.isArray(hit.found_at) && hit.found_at.length > 0
           ? `; now at ${
             (hit.found_at as { path: string; start_line: number }[]).map((at) =>
@@ -142,7 +144,7 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
           }`
           : "";
         lines.push(
-          `[${hit.verdict}] ${prefix(hit.repo)}${hit.path}:${range}${
+          `[${hit.verdict}] ${prefix(hit.repo)}${hit.path}${range}${
             hit.symbol ? ` ${hit.symbol}` : ""
           } — ${hit.reason}${found}`,
         );
