@@ -140,6 +140,10 @@ export async function context(
       ? `${seed.symbol.repo}\0${seed.symbol.path}\0${seed.excerpt.start}`
       : `${seed.symbol.repo}\0${seed.symbol.id}`;
     if (seen.has(key) || seeds.length >= MAX_SEEDS) return;
+    // The request's `paths` and `language` choose the definitions; their neighbours may lie
+    // anywhere the caller can see.
+    const { path, language } = seed.symbol;
+    if (!scope.matchesPaths(path) || !scope.matchesLanguage(language)) return;
     seen.add(key);
     seeds.push(seed);
   };
