@@ -244,7 +244,11 @@ Deno.test("policy (real socket): wrong or missing tokens are refused alike; summ
     assert.ok(!daemon.stderr().includes("guess"), "tokens never reach the log");
 
     const hello = await client.request("initialize", { agent: "pm", token: TOKENS.summary }) as any;
-    assert.deepEqual(hello.actions.sort(), ["status"], "summary mode: map/outline/status only");
+    assert.deepEqual(
+      hello.actions.sort(),
+      ["map", "outline", "status"],
+      "summary mode: map/outline/status only",
+    );
     const search: any = await client.request("search", { query: "sharedWidget" }).catch((error) =>
       error
     );

@@ -14,7 +14,7 @@ import type { Envelope } from "../protocol/types.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { loadWorkspaceConfig, Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { METHODS } from "../protocol/methods.ts";
-import { actionFlags, actionParams, queryParseOptions, UsageError } from "./flags.ts";
+import { actionFlags, actionParams, queryParseOptions, readsStdin, UsageError } from "./flags.ts";
 import { QUERY_SYNOPSIS, queryUsage } from "./help.ts";
 import { formatHuman } from "./printer.ts";
 
@@ -36,7 +36,9 @@ export async function queryCommand(args: string[]): Promise<number> {
   const [action, ...rest] = positionals;
   let params: Record<string, unknown>;
   try {
-    params = actionParams({ action, rest, values, flags });
+    // A JSON argument given as `-` (verify's citations) is read from standard input.
+    const stdin = readsStdin(action, rest, values) ? await readStdin() : undefined;
+    params = actionParams({ action, rest, values, flags, stdin });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`sextant: ${error.message}\n${QUERY_SYNOPSIS}`);
@@ -56,6 +58,11 @@ export async function queryCommand(args: string[]): Promise<number> {
     },
     identity: callerIdentity({ agent: option("agent"), token: option("token") }),
   });
+}
+
+/** Everything on standard input, as text. */
+async function readStdin(): Promise<string> {
+  return await new Response(Deno.stdin.readable).text();
 }
 
 /** Asks the daemon (or this process) and prints the answer; returns the exit code. */
@@ -81,6 +88,11 @@ async function answer(options: {
     } else {
       const text = formatHuman(envelope, multiRepo);
       if (text) console.log(text);
+    }
+    // verify: 0 when every citation holds, 1 when one does not.
+    if (action === "verify") {
+      const data = envelope.data as { ok?: number; total?: number } | undefined;
+      return data && data.ok === data.total ? 0 : 1;
     }
     // An action that looks something up found it or not; the others always answer.
     if (METHODS[action]?.argument) {

@@ -188,7 +188,11 @@ export class Grant {
   filter(envelope: Envelope, visible: ReadonlySet<string>): Envelope {
     if (this.#spec === null) return envelope;
     const allowed = (value: unknown) => this.#allowedValue(value, visible);
-    let results = envelope.results.filter(allowed);
+    // A verify verdict 'file_unknown' echoes only the caller's own citation: kept, so a hidden
+    // file reads exactly like a missing one (which names no visible repository either).
+    let results = envelope.results.filter((hit) =>
+      allowed(hit) || (envelope.action === "verify" && hit.verdict === "file_unknown")
+    );
     let truncated = envelope.truncated;
     const max = this.maxResults;
     if (max !== null && results.length > max) {

@@ -198,3 +198,78 @@ export interface StatusData {
 export interface RefreshData {
   reports: { name: string; generation: number; changed: boolean }[];
 }
+
+/**
+ * `data` of a map answer: the role, what the ranking was focused on, and the
+ * size of the reference graph it ran over. Each result is one file (`kind:
+ * "file"`, `score` its rank) with `definitions` (its most used definitions as
+ * `line: signature` lines) and, for the onboarding role, `stage` and `why`.
+ */
+export interface MapData {
+  role: "central" | "onboarding";
+  focus: {
+    /** Indexed files the focus named or matched, as `repo:path`, strongest first (at most 20). */
+    files: string[];
+    /** Definition names of the focus found in the index. */
+    symbols: string[];
+    /** Files changed in the working tree against HEAD that count as focus. */
+    changed: string[];
+  };
+  graph: { files: number; edges: number };
+  token_budget: number;
+}
+
+/** One line of a map: a file and its most used definitions. */
+export interface MapHit extends ResultHit {
+  kind: "file";
+  /** `line: signature` of the file's most used definitions, best first. */
+  definitions: string[];
+  /** Onboarding only: entry point, core module or utility, and why. */
+  stage?: "entry" | "core" | "utility";
+  why?: string;
+}
+
+/**
+ * `data` of an outline answer: where it starts and how deep it goes. Each
+ * result is one node in depth-first order (`kind`: repository, directory, file
+ * or a definition kind; `level`: 0 at the start node; `summary`: one line).
+ */
+export interface OutlineData {
+  root: string;
+  depth: number;
+  nodes: number;
+}
+
+/** The verdict of one citation: `ok`, or the first check that failed. */
+export type Verdict =
+  | "ok"
+  | "file_unknown"
+  | "range_outside_file"
+  | "symbol_not_in_range"
+  | "text_not_current"
+  | "relation_not_in_graph";
+
+/**
+ * `data` of a verify answer: the share of citations that hold (`score`, 0–1)
+ * and the count of each verdict. Each result is one citation in the order
+ * given (`index`), with its `verdict`, a `reason` for a person, the `checks`
+ * made and, for a symbol not in the range, `found_at` (where it is now).
+ */
+export interface VerifyData {
+  score: number;
+  total: number;
+  ok: number;
+  verdicts: Partial<Record<Verdict, number>>;
+}
+
+/**
+ * `data` of a context answer: the definitions the pack was built around, and
+ * how its pieces divide. Each result is one piece: `piece` (body, outline,
+ * callee, type, caller, import), `why`, `for` (the definition it serves) and
+ * `confidence` (exact or approximate).
+ */
+export interface ContextData {
+  seeds: { repo: string; path: string; symbol: string; why: string }[];
+  pieces: Record<string, number>;
+  token_budget: number;
+}
