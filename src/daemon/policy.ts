@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import picomatch from "picomatch";
 import type { AccessContext } from "../workspace/scope.ts";
 import { WireError } from "../protocol/errors.ts";
+import { METHODS } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { type AgentSpec, parseAgents } from "../workspace/config.ts";
@@ -170,7 +171,11 @@ export class Grant {
     if (this.#spec === null) return { workspace, params, context: {} };
     const capped = { ...params };
     const max = this.maxResults;
-    if (max !== null && typeof capped.limit === "number" && capped.limit > max) capped.limit = max;
+    // The action pages at the cap itself (a default limit above it would leave results past the
+    // cap with no cursor to reach them).
+    if (max !== null && Object.hasOwn(METHODS[action]?.params ?? {}, "limit")) {
+      if (typeof capped.limit !== "number" || capped.limit > max) capped.limit = max;
+    }
     const visible = this.visibleRepositories(workspace);
     const context: AccessContext = { repositories: visible };
     if (this.#matchers.size > 0) {
