@@ -66,6 +66,12 @@ export const FIGURES: FigureSpec[] = [
   { key: "during_refresh_search_p50_ms", better: "lower" },
   { key: "during_refresh_search_p99_ms", better: "lower" },
   { key: "during_refresh_errors", better: "lower" },
+  { key: "lsp_definition_direct_p50_ms", better: "none", peer: true },
+  { key: "lsp_definition_overhead_p50_ms", better: "lower" },
+  { key: "lsp_definition_overhead_p95_ms", better: "lower" },
+  { key: "lsp_references_direct_p50_ms", better: "none", peer: true },
+  { key: "lsp_references_overhead_p50_ms", better: "lower" },
+  { key: "lsp_references_overhead_p95_ms", better: "lower" },
 ];
 
 /** Every figure of one target; a figure that could not be measured is null. */
@@ -133,6 +139,15 @@ export function figuresOf(result: TargetResult): Figures {
       search(load?.during_refresh.sent_while_refreshing)?.p99_ms,
     ),
     during_refresh_errors: load?.during_refresh.errors ?? null,
+  });
+  const lsp = result.lsp ?? null;
+  Object.assign(figures, {
+    lsp_definition_direct_p50_ms: lsp?.definition.direct_p50_ms ?? null,
+    lsp_definition_overhead_p50_ms: lsp?.definition.overhead_p50_ms ?? null,
+    lsp_definition_overhead_p95_ms: lsp?.definition.overhead_p95_ms ?? null,
+    lsp_references_direct_p50_ms: lsp?.references.direct_p50_ms ?? null,
+    lsp_references_overhead_p50_ms: lsp?.references.overhead_p50_ms ?? null,
+    lsp_references_overhead_p95_ms: lsp?.references.overhead_p95_ms ?? null,
   });
   return figures;
 }

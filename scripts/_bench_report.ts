@@ -151,6 +151,19 @@ function issueTable(results: TargetResult[]): string {
       (_, f) => `${fmt(f.grep_warm_p50_ms, 1)} ms (${times(f.grep_warm_vs_ast_grep, 3)} ast-grep)`,
     ],
     [
+      "LSP routed overhead p50 / p95 (--lsp)",
+      (r, f) =>
+        r.lsp
+          ? `definition +${fmt(f.lsp_definition_overhead_p50_ms)} / +${
+            fmt(f.lsp_definition_overhead_p95_ms)
+          } ms (direct ${fmt(f.lsp_definition_direct_p50_ms)}); references +${
+            fmt(f.lsp_references_overhead_p50_ms)
+          } / +${fmt(f.lsp_references_overhead_p95_ms)} ms (direct ${
+            fmt(f.lsp_references_direct_p50_ms)
+          }), ${r.lsp.language}`
+          : "not measured",
+    ],
+    [
       "load average (cold index)",
       (r) =>
         `${fmt(r.cold_index.load_average[0])} → ${

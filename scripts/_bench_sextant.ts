@@ -30,6 +30,7 @@ import {
   type TargetSpec,
 } from "./_bench_corpus.ts";
 import { type Figures, figuresOf } from "./_bench_figures.ts";
+import { benchLspOverhead, type LspOverheadResult } from "./_bench_lsp.ts";
 import { benchDaemon, type DaemonResult, type LoadOptions } from "./_bench_load.ts";
 import {
   type AstGrepResult,
@@ -71,6 +72,8 @@ export interface BenchOptions {
   grepPatterns: number;
   /** The daemon phase; skipped when `clients` is 0. */
   load: LoadOptions;
+  /** Measure the LSP router's overhead over a direct server request (`--lsp`). */
+  lsp?: boolean;
 }
 
 export interface OneFileRun {
@@ -125,6 +128,8 @@ export interface TargetResult {
     ast_grep: { version: string } | null;
   };
   daemon: DaemonResult | null;
+  /** The LSP router's overhead over a direct request (`--lsp`), or null. */
+  lsp?: LspOverheadResult | null;
   figures: Figures;
   notes: string[];
 }
@@ -177,6 +182,7 @@ async function measureTarget(target: Target, options: BenchOptions): Promise<Tar
   } else {
     notes.push("daemon phase skipped (--clients 0)");
   }
+  const lsp = options.lsp ? await benchLspOverhead(target, notes, log) : null;
 
   const seconds = cold.s;
   const result: TargetResult = {
@@ -210,6 +216,7 @@ async function measureTarget(target: Target, options: BenchOptions): Promise<Tar
       ast_grep: astGrep ? { version: astGrep.version } : null,
     },
     daemon,
+    lsp,
     figures: {},
     notes: [...notes, ...actionNotes(inProcess.actions)],
   };

@@ -41,6 +41,9 @@ measuring:
   --duration S        seconds of each load phase (default 10)
   --mix A,B,...       actions the clients issue in turn (default search,symbols,definition)
   --query-workers N   the daemon's query Workers (default: the daemon's)
+  --lsp               also the LSP router's overhead over a direct request to the
+                      installed server of the tree's main language (pyright,
+                      typescript-language-server)
 output:
   --json FILE         also write every figure as JSON (for --compare)
   --keep              keep the work directories (their paths are printed)
@@ -69,6 +72,7 @@ function parseBenchArgs(argv: string[]): Command {
       duration: { type: "string" },
       mix: { type: "string" },
       "query-workers": { type: "string" },
+      lsp: { type: "boolean" },
       json: { type: "string" },
       keep: { type: "boolean" },
       compare: { type: "boolean" },
@@ -111,6 +115,7 @@ function parseBenchArgs(argv: string[]): Command {
     options: {
       seed: values.seed ? positiveInt("--seed", values.seed) : 1,
       keep: values.keep ?? false,
+      lsp: values.lsp ?? false,
       runs: values.runs ? positiveInt("--runs", values.runs) : 100,
       actionSeconds: values["action-seconds"]
         ? positiveInt("--action-seconds", values["action-seconds"])

@@ -237,6 +237,43 @@ function questions(): { method: string; params: Record<string, unknown> }[] {
     add(method, { path: "src/vault/hidden.ts", line: 1, column: 14 });
   }
   add("impact", { diff: true });
+  if ("map" in METHODS) {
+    add("map", {});
+    add("map", { limit: 2 });
+    add("map", { focus: "src/main.ts" });
+    add("map", { focus: "secret/hidden.ts" });
+    add("map", { focus: "alphaMain" });
+    add("map", { role: "onboarding" });
+    add("map", { uncommitted: true });
+    add("map", { paths: ["secret/**"] });
+  }
+  if ("outline" in METHODS) {
+    for (const path of ["src/main.ts", "src/util.ts", "secret/hidden.ts", "secret/absent.ts"]) {
+      add("outline", { path });
+    }
+    add("outline", {});
+    add("outline", { depth: 1, limit: 1 });
+  }
+  if ("context" in METHODS) {
+    for (const query of ["giraffe helper", "zanzibar vault", "alphaMain Vault open"]) {
+      add("context", { query });
+      add("context", { query, token_budget: 200 });
+    }
+    add("context", { symbols: ["helper", "SecretVault", "Vault", "alphaMain"] });
+  }
+  if ("verify" in METHODS) {
+    const citations = [
+      { path: "src/main.ts", start_line: 6, end_line: 9, symbol: "alphaMain" },
+      { path: "src/util.ts", start_line: 2, text: "return n + 1;" },
+      { path: "secret/hidden.ts", start_line: 1, symbol: "SecretVault" },
+      { path: "secret/absent.ts", start_line: 1, symbol: "SecretVault" },
+      { path: "src/main.ts", claim: "alphaMain calls helper" },
+      { path: "src/main.ts", claim: "alphaMain calls open" },
+      { path: "src/link.ts", start_line: 1 },
+    ];
+    add("verify", { citations });
+    for (const citation of citations) add("verify", { citations: [citation] });
+  }
   add("neighborhood", { symbol: "alphaMain", format: "mermaid" });
   add("status", {});
   add("status", { repo: "alpha" });
@@ -260,6 +297,10 @@ function comparable(value: unknown, world: World): string {
     "last_ms",
     "max_ms",
     "total_ms",
+    // The dependency index of the repository it sees whole (beta): when and how long.
+    "ms",
+    "index_ms",
+    "refreshed_at",
   ]);
   return JSON.stringify(value, (key, item) => drop.has(key) ? undefined : item)
     .replaceAll(world.alpha, "<alpha>")

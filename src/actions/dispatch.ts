@@ -14,6 +14,10 @@ import { navigate } from "./navigation.ts";
 import { search } from "./search.ts";
 import { symbols } from "./symbols.ts";
 import { refreshAction, status } from "./status.ts";
+import { map } from "./map.ts";
+import { outline } from "./outline.ts";
+import { context } from "./context.ts";
+import { verify } from "./verify.ts";
 
 export type { ActionContext } from "./context.ts";
 
@@ -34,6 +38,10 @@ const HANDLERS: { [M in MethodName]: Handler<M> } = {
   callees: (scope, params) => navigate(scope, "callees", params),
   impact: (scope, params) => navigate(scope, "impact", params),
   neighborhood: (scope, params) => navigate(scope, "neighborhood", params),
+  map: (scope, params) => map(scope, params),
+  outline: (scope, params) => outline(scope, params),
+  context: (scope, params) => context(scope, params),
+  verify: (scope, params) => verify(scope, params),
   status: (scope, params) => status(scope, params),
   refresh: (scope, params) =>
     refreshAction(scope, { rebuild: false, tokenBudget: params.token_budget }),

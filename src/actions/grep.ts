@@ -342,7 +342,9 @@ class GrepRun {
     const path = file.path;
     const key = regionKey(repo.location.databasePath, path, file.contentHash);
     let tree: Tree | null = null;
-    const statements = compiled.rootKind === null
+    // A statement of a language that needs a prefix before code (PHP's `<?php`) does not parse
+    // alone as it does in its file: such files are parsed whole.
+    const statements = compiled.rootKind === null || language.patternPrefix
       ? undefined
       : statementRanges(key, text, language);
     if (statements) {

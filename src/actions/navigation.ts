@@ -157,6 +157,14 @@ export async function navigate(
       } (refresh to index)`,
     );
   }
+  for (const [repo, problem] of store.dependencyProblems) {
+    limitations.push(`${repo}: dependency target ${problem}; uses into it are not resolved`);
+  }
+  // Records in dependency packages, as the caller sees them (under the importing repository).
+  answer.results = store.presentDependencies(answer.results);
+  answer.candidates = store.presentDependencies(answer.candidates);
+  answer.data = store.presentDependencies(answer.data);
+  limitations.splice(0, limitations.length, ...store.presentDependencies(limitations));
 
   // Filters on the answer (never on the resolver's scope), then paging and budget.
   const kept = answer.results.filter((hit) =>
@@ -429,6 +437,8 @@ function dynamicLimitations(store: ScopeStore, answer: Answer, subject: Subject)
   }
   const out: string[] = [];
   for (const file of files.values()) {
+    // A package's own reflection is its business, not a limit of this answer.
+    if (store.dependency(file.repo)) continue;
     const text = store.fileText(file.repo, file.path);
     if (text === null) continue;
     for (

@@ -16,6 +16,14 @@ import type { ActionContext } from "./context.ts";
 import { traceId } from "./envelope.ts";
 import { visibleRepositories } from "../workspace/scope.ts";
 import { type PathRule, visibleView } from "../workspace/visible.ts";
+import { loadDependencyState } from "../deps/mod.ts";
+import type { TargetLocation } from "../store/target.ts";
+
+/** What a repository's dependency index was last refreshed to ("" before any). */
+function dependencyStamp(location: TargetLocation): string {
+  const state = loadDependencyState(location);
+  return state ? `${state.fingerprint}/${state.refreshed_at}` : "";
+}
 
 /** Actions whose answer depends only on their params, the scope and the committed index. */
 export const CACHEABLE_ACTIONS: ReadonlySet<string> = new Set([
@@ -126,7 +134,12 @@ export function cacheKey(request: {
   // `impact` of the uncommitted diff reads the working tree, which no generation describes.
   if (params.diff === true) return null;
   const visible = visibleRepositories(workspace, context);
-  const states = visible.map((repo) => targetState(workspace, repo, context.pathRule?.(repo.name)));
+  // Each one's dependency index too: an install moves it without a new generation.
+  const states = visible.map((repo) =>
+    `${targetState(workspace, repo, context.pathRule?.(repo.name))}:${
+      dependencyStamp(repo.location)
+    }`
+  );
   const { refresh: _refresh, ...rest } = params;
   return JSON.stringify([
     action,

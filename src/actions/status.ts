@@ -10,6 +10,7 @@ import { tokenCost } from "./paging.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
 import { type PathRule, visibleView } from "../workspace/visible.ts";
+import { dependencyStatus } from "../deps/mod.ts";
 
 /** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
 export function status(
@@ -67,8 +68,10 @@ function repositoryStatus(workspace: Workspace, repo: Repository): RepositorySta
     last_refresh: workspace.lastReport(repo),
   };
   const answer = workspace.withReader(repo, (reader) => fill(reader, base));
-  if (answer.problem) return { ...base, state: answer.problem };
-  return answer.value;
+  const dependencies = dependencyStatus(repo.location);
+  const extra = dependencies ? { dependencies } : {};
+  if (answer.problem) return { ...base, ...extra, state: answer.problem };
+  return { ...answer.value, ...extra };
 }
 
 /**
@@ -83,7 +86,8 @@ function restrictedStatus(
   rule: PathRule,
 ): RepositoryStatus {
   const allowPath = rule.allow;
-  const full = repositoryStatus(workspace, repo);
+  // Dependencies are left out: where packages lie and what they hold is whole-tree knowledge.
+  const { dependencies: _dependencies, ...full } = repositoryStatus(workspace, repo);
   const base: RepositoryStatus = {
     ...full,
     generation: 0,

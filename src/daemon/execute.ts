@@ -11,6 +11,13 @@ import {
   refreshFirst,
 } from "../actions/dispatch.ts";
 import { ResultCache } from "../actions/result_cache.ts";
+import {
+  LSP_ACTIONS,
+  type LspBackend,
+  routedParams,
+  routeToServer,
+  withServerStatus,
+} from "../actions/lsp_route.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
@@ -31,6 +38,12 @@ export interface ExecuteOptions {
   counters?: Counters;
   /** The caller's trace id for this request; the answer's `trace_id` is set to it. */
   traceId?: string;
+  /**
+   * The language servers of this process (`lsp:` of `sextant.yml`), on the thread that runs
+   * this call: navigation and `symbols` go to a ready server after the structural answer, which
+   * is the fallback; `status` reports each server.
+   */
+  lsp?: LspBackend | null;
   /**
    * Runs the action itself (the daemon: in a query Worker); default: answered
    * here from the prepared request. `params` are the validated params without
@@ -125,11 +138,18 @@ async function executePrepared(
   if (!refreshRefused) await refreshFirst(request);
   request.scope.throwIfCancelled();
   // `refresh` has been done: the runner and the cache key see the params without it.
-  const { refresh: _refresh, ...params }: Record<string, unknown> = request.params;
+  const { refresh: _refresh, ...asked }: Record<string, unknown> = request.params;
+  // A routed action's cursor may be a server answer's: the structural run never sees that one.
+  const lsp = options.lsp && LSP_ACTIONS.has(action) ? options.lsp : null;
+  const routed = lsp ? routedParams(request.scope, action, asked) : null;
+  const params = routed?.params ?? asked;
+  const structuralRequest = routed
+    ? { ...request, params: params as typeof request.params }
+    : request;
   const compute = async () => {
     const answer = options.run
-      ? await options.run(workspace, action, params, access, request)
-      : await answerAction(request);
+      ? await options.run(workspace, action, params, access, structuralRequest)
+      : await answerAction(structuralRequest);
     request.scope.throwIfCancelled();
     // The policy again, before the answer is kept or returned.
     return grant.filter(answer, visible);
@@ -151,6 +171,22 @@ async function executePrepared(
   } else {
     envelope = await compute();
   }
+  if (lsp && routed) {
+    // Never cached: the server's state and the working tree change without a new generation.
+    const answer = await routeToServer({
+      backend: lsp,
+      scope: request.scope,
+      action,
+      params,
+      routed,
+      structural: envelope,
+    });
+    if (answer !== envelope) {
+      cached = false;
+      envelope = grant.filter(answer, visible);
+    }
+  }
+  if (action === "status") envelope = withServerStatus(options.lsp, request.scope, envelope);
   if (action === "status" && options.counters) {
     envelope.data = {
       ...(envelope.data as Record<string, unknown>),

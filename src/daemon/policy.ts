@@ -9,6 +9,7 @@ import picomatch from "picomatch";
 import type { AccessContext } from "../workspace/scope.ts";
 import type { PathRule } from "../workspace/visible.ts";
 import { WireError } from "../protocol/errors.ts";
+import { METHODS } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { type AgentSpec, parseAgents } from "../workspace/config.ts";
@@ -193,7 +194,11 @@ export class Grant {
     if (this.#spec === null) return { workspace, params, context: {} };
     const capped = { ...params };
     const max = this.maxResults;
-    if (max !== null && typeof capped.limit === "number" && capped.limit > max) capped.limit = max;
+    // The action pages at the cap itself (a default limit above it would leave results past the
+    // cap with no cursor to reach them).
+    if (max !== null && Object.hasOwn(METHODS[action]?.params ?? {}, "limit")) {
+      if (typeof capped.limit !== "number" || capped.limit > max) capped.limit = max;
+    }
     const visible = this.visibleRepositories(workspace);
     const context: AccessContext = { repositories: visible };
     if (this.#matchers.size > 0) {
@@ -212,7 +217,11 @@ export class Grant {
   filter(envelope: Envelope, visible: ReadonlySet<string>): Envelope {
     if (this.#spec === null) return envelope;
     const allowed = (value: unknown) => this.#allowedValue(value, visible);
-    let results = envelope.results.filter(allowed);
+    // A verify verdict 'file_unknown' echoes only the caller's own citation: kept, so a hidden
+    // file reads exactly like a missing one (which names no visible repository either).
+    let results = envelope.results.filter((hit) =>
+      allowed(hit) || (envelope.action === "verify" && hit.verdict === "file_unknown")
+    );
     let truncated = envelope.truncated;
     const max = this.maxResults;
     if (max !== null && results.length > max) {
@@ -254,8 +263,11 @@ export class Grant {
     return out;
   }
 
-  /** False for a record naming a hidden repository (`repo` or `name`+`root`) or hidden path. */
-  #allowedValue(value: unknown, visible: ReadonlySet<string>): boolean {
+  /**
+   * False for a record naming a hidden repository (`repo` or `name`+`root`) or hidden path, or
+   * holding such a record in a field (a call site whose `node` or `subject` is hidden).
+   */
+  #allowedValue(value: unknown, visible: ReadonlySet<string>, depth = 0): boolean {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return true;
     const record = value as Record<string, unknown>;
     const repo = typeof record.repo === "string"
@@ -263,9 +275,17 @@ export class Grant {
       : typeof record.name === "string" && ("generation" in record || "root" in record)
       ? record.name
       : null;
-    if (repo === null) return true;
-    if (!visible.has(repo)) return false;
-    if (typeof record.path === "string" && !this.allowPath(repo, record.path)) return false;
+    if (repo !== null) {
+      if (!visible.has(repo)) return false;
+      if (typeof record.path === "string" && !this.allowPath(repo, record.path)) return false;
+    }
+    if (depth >= 4) return true;
+    for (const field of Object.values(record)) {
+      if (
+        typeof field === "object" && field !== null && !Array.isArray(field) &&
+        !this.#allowedValue(field, visible, depth + 1)
+      ) return false;
+    }
     return true;
   }
 }

@@ -8,6 +8,7 @@
  */
 import { type ActionContext, answerAction } from "../actions/dispatch.ts";
 import type { ResultCache } from "../actions/result_cache.ts";
+import type { LspBackend } from "../actions/lsp_route.ts";
 import type { RepositoryStatus } from "../actions/status.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { WireError } from "../protocol/errors.ts";
@@ -45,6 +46,8 @@ export interface RouterOptions {
   workspaceOptions: WorkspaceOptions;
   /** The policy now in force (a reload replaces it). */
   policy: () => AccessPolicy;
+  /** The language servers now in force, run on this thread (a reload replaces them). */
+  lsp?: () => LspBackend | null;
   /** Bumped by each reload, so query Workers reopen the registry. */
   epoch: () => number;
   /** `workspace/reload`: the new workspace (the sessions are already re-checked). */
@@ -170,6 +173,7 @@ export class Router {
       cache: this.#options.cache,
       counters: countersFor(this.#options.counters, grant),
       traceId: options.trace,
+      lsp: this.#options.lsp?.() ?? null,
       run: (scoped, action, checked, context, prepared) => {
         const targetsReady = () =>
           scoped.select(checked.repo as string | undefined).every((repo) =>

@@ -19,6 +19,7 @@
  * connection's descriptor first.
  */
 import { ResultCache } from "../actions/result_cache.ts";
+import { type LspBackend, openLspBackend } from "../actions/lsp_route.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { WireError } from "../protocol/errors.ts";
 import { Connection } from "./connection.ts";
@@ -102,6 +103,8 @@ export class Daemon {
   #connectionCount = 0;
   #closing: Promise<void> | null = null;
   #stopObserving: () => void = () => {};
+  /** The language servers of the workspace in force (on this thread; replaced by a reload). */
+  #lsp: LspBackend | null;
   /** Bumped by each reload, so query Workers reopen the registry. */
   #epoch = 0;
 
@@ -111,6 +114,8 @@ export class Daemon {
     this.#log = options.log ?? new TraceLog({ quiet: true });
     this.#workspaces = new WorkspaceSlot(workspace);
     this.#policy = policy;
+    // The first request for a server falls back at once and starts it; later ones are routed.
+    this.#lsp = openLspBackend(workspace, { wait: "none" });
     this.#observe(workspace);
     const workers = options.queryWorkers ?? 2;
     this.#queryWorkers = workers;
@@ -131,6 +136,7 @@ export class Daemon {
       queries: this.#queries,
       workspaceOptions: options.workspace,
       policy: () => this.#policy,
+      lsp: () => this.#lsp,
       epoch: () => this.#epoch,
       reload: async () => (await this.reload(), this.workspace),
       limits: this.#limits,
@@ -156,6 +162,7 @@ export class Daemon {
     } catch (error) {
       clearInterval(daemon.#idleSweep);
       daemon.#queries?.close();
+      await daemon.#lsp?.dispose();
       workspace.close();
       throw error;
     }
@@ -259,6 +266,10 @@ export class Daemon {
     this.#observe(next);
     for (const session of this.#sessions) session.reauthenticate(policy);
     this.#workspaces.replace(next);
+    const servers = this.#lsp;
+    this.#lsp = openLspBackend(next, { wait: "none" });
+    // The old servers get their shutdown request; the reload does not wait for them.
+    servers?.dispose().catch(() => {});
     const repositories = next.repositories.map((repo) => repo.name);
     this.#log.event("daemon.reload", { repositories });
     return { repositories };
@@ -288,6 +299,8 @@ export class Daemon {
     for (const session of this.#sessions) session.connection.close();
     this.#stopObserving();
     this.#queries?.close();
+    await this.#lsp?.dispose();
+    this.#lsp = null;
     this.#workspaces.close();
     try {
       Deno.removeSync(this.socket);

@@ -6,7 +6,13 @@
 import { Language, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
-import { type ExtractionGrammar, extractStructure, extractText, looksMinified } from "./extract.ts";
+import {
+  type ExtractionGrammar,
+  extractStructure,
+  extractText,
+  looksMinified,
+  parseForExtraction,
+} from "./extract.ts";
 import type { ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
 import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 
@@ -113,12 +119,19 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   } else if (grammar) {
     const { parser, grammar: extraction } = await grammar;
     const deadline = performance.now() + PARSE_BUDGET_MS;
-    const tree = parser.parse(text, null, {
+    const tree = parseForExtraction(parser, text, {
+      rules: extraction.rules,
       progressCallback: () => performance.now() > deadline,
     });
     if (tree) {
       try {
-        const output = extractStructure({ tree, text, path: job.path, grammar: extraction });
+        const output = extractStructure({
+          tree,
+          text,
+          path: job.path,
+          grammar: extraction,
+          packageRoot: job.packageRoot,
+        });
         return {
           id: job.id,
           status: "parsed",

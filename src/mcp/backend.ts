@@ -5,6 +5,7 @@
  * `executeAction`; a hidden repository answers like a missing one in both.
  */
 import { ResultCache } from "../actions/result_cache.ts";
+import { type LspBackend, openLspBackend } from "../actions/lsp_route.ts";
 import {
   attachDaemon,
   type AttachedDaemon,
@@ -102,10 +103,13 @@ class EmbeddedBackend implements Backend {
   readonly #workspace: Workspace;
   readonly #grant: Grant;
   readonly #cache = new ResultCache();
+  /** The language servers of this process; a call waits for a starting one (its request timeout). */
+  readonly #lsp: LspBackend | null;
 
   private constructor(workspace: Workspace, grant: Grant) {
     this.#workspace = workspace;
     this.#grant = grant;
+    this.#lsp = openLspBackend(workspace, { wait: "request_timeout" });
   }
 
   /** Opens the workspace and authenticates; throws `Unauthorized` like the socket. */
@@ -159,11 +163,14 @@ class EmbeddedBackend implements Backend {
       signal: options.signal,
       onProgress: options.onProgress,
       cache: this.#cache,
+      lsp: this.#lsp,
     });
     return { envelope, multiRepo: this.repositoryCount > 1 };
   }
 
   close(): void {
+    // Servers get their shutdown request; the workspace closes without waiting for them.
+    this.#lsp?.dispose().catch(() => {});
     this.#workspace.close();
   }
 }

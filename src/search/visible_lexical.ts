@@ -11,7 +11,7 @@
  */
 import type { WeightedTerm } from "../engine/query.ts";
 import type { TargetReader, TermOccurrence } from "../store/reader.ts";
-import { chunkSizes, type VisibleView } from "../workspace/visible.ts";
+import { chunkSizes, type PathRule, type VisibleView, visibleView } from "../workspace/visible.ts";
 import type { LexicalMatch } from "./lexical.ts";
 
 const K1 = 1.2;
@@ -86,4 +86,23 @@ export class VisibleLexicon {
     }
     return rows;
   }
+}
+
+/**
+ * Where a caller's term statistics come from: the whole target for a caller who
+ * sees every path (FTS5's own), else the part its path rule shows.
+ */
+export function lexicalStatistics(
+  reader: TargetReader,
+  rule: PathRule | null,
+): { termDocuments: (term: string) => number; chunks: number; lexicon: VisibleLexicon | null } {
+  if (!rule) {
+    return {
+      termDocuments: (term) => reader.termDocuments(term),
+      chunks: reader.fileTable().chunks,
+      lexicon: null,
+    };
+  }
+  const lexicon = new VisibleLexicon(reader, visibleView(reader, rule));
+  return { termDocuments: (term) => lexicon.termDocuments(term), chunks: lexicon.chunks, lexicon };
 }

@@ -96,6 +96,21 @@ export interface StoredSymbol {
   signature: string | null;
   parentId: string | null;
   exported: boolean;
+  /** The definition's doc comment or docstring, as extracted. */
+  doc: string | null;
+}
+
+/**
+ * How often a file writes one relation: its kind, the last segment of the
+ * target as written, the module (imports), and whether it was used on a receiver.
+ */
+export interface RelationCount {
+  fileId: number;
+  kind: string;
+  target: string;
+  module: string | null;
+  member: boolean;
+  count: number;
 }
 
 /** A relation as its file wrote it, with that file. */
@@ -164,7 +179,7 @@ const FILE_TABLE = new MemoKey<FileTable>("store:files");
 const PATHS = new MemoKey<Set<string>>("store:paths");
 
 const SYMBOL_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.start_col,
-  s.end_line, s.end_col, s.signature, s.parent_id, s.exported, f.path, f.language`;
+  s.end_line, s.end_col, s.signature, s.parent_id, s.exported, s.doc, f.path, f.language`;
 const RELATION_COLUMNS = `r.kind, r.from_symbol, r.target, r.receiver, r.module, r.alias,
   r.start_line, r.start_col, r.end_line, r.end_col, f.path, f.language`;
 const SYMBOLS_FROM = "FROM code_symbols s JOIN source_files f ON f.id = s.file_id";
@@ -512,7 +527,32 @@ export class TargetReader {
     );
   }
 
+  /** Every definition of the target, by path and position (repository maps and outlines). */
+  allSymbols(): StoredSymbol[] {
+    return this.#symbols(
+      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} ORDER BY f.path, s.start_line, s.start_col`,
+    );
+  }
+
   // ---- relations --------------------------------------------------------------------------
+
+  /**
+   * Every relation of the target counted per file, kind, target, module and
+   * receiver-or-not (the reference graph of a repository map, without sites).
+   */
+  relationCounts(): RelationCount[] {
+    return this.#all(
+      `SELECT file_id, kind, target, module, receiver IS NOT NULL AS member, count(*) AS n
+         FROM code_relations GROUP BY file_id, kind, target, module, member`,
+    ).map((row) => ({
+      fileId: Number(row.file_id),
+      kind: row.kind as string,
+      target: row.target as string,
+      module: row.module as string | null,
+      member: Number(row.member) === 1,
+      count: Number(row.n),
+    }));
+  }
 
   /** Relations whose written target is one of `names`. */
   relationsTargeting(names: string[]): StoredRelation[] {
@@ -660,6 +700,7 @@ export class TargetReader {
       signature: row.signature as string | null,
       parentId: row.parent_id as string | null,
       exported: Number(row.exported) === 1,
+      doc: row.doc as string | null,
     }));
   }
 

@@ -422,6 +422,13 @@ export class Workspace {
   close(): void {
     if (!this.#owner) return;
     for (const repo of this.repositories) this.dropReader(repo);
+    // Readers opened on other targets by name (dependency packages) close too.
+    for (const { reader } of this.#shared.readers.values()) {
+      try {
+        reader.close();
+      } catch { /* closed */ }
+    }
+    this.#shared.readers.clear();
     for (const pool of this.#shared.pools.values()) pool.close();
     this.#shared.pools.clear();
     this.#shared.refreshWorker?.worker.terminate();
@@ -475,6 +482,7 @@ export async function loadWorkspaceConfig(
       cacheDirectory: defaultCacheDirectory(),
       repositories: [{ name: basename(top) || "root", path: top }],
       projectSiblings: [],
+      lsp: new Map(),
       raw: {},
       source: null,
     };
