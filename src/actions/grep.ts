@@ -1,7 +1,8 @@
-import type { Node, Parser, Range as TextRange, Tree } from "web-tree-sitter";
+import type { Node, Parser, Range as ParserRange, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
+import type { TextRange } from "../store/packing.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -15,9 +16,9 @@ import {
 import { type Bindings, findMatches } from "../grep/matcher.ts";
 import { parserFor } from "../grep/parsers.ts";
 import { pythonStatementRanges } from "../grep/python_statements.ts";
-import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
+import { knownRegions, parserRanges, recordRegions, regionKey } from "../grep/regions.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
-import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilter.ts";
+import { candidateFiles, containsAll, containsInOrder, requiredTerms } from "../grep/prefilter.ts";
 import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor } from "./paging.ts";
@@ -35,7 +36,7 @@ export const GREP_LIMITS = {
 
 /**
  * Structural grep: files that hold the pattern's literal tokens
- * come from the trigram index over the committed text; each is parsed and
+ * come from the chunk terms of the index; each is parsed and
  * matched by node shape. Bounded by `limit`, `token_budget` and `timeout_ms`:
  * a partial answer is `truncated` with a `next_cursor` that continues it.
  */
@@ -200,12 +201,12 @@ class GrepRun {
   filesParsed = 0;
   #sliceStarted = performance.now();
   readonly #options: RunOptions;
-  readonly #expression: string | null;
+  readonly #terms: string[];
   readonly #page: PageFitter;
 
   constructor(options: RunOptions) {
     this.#options = options;
-    this.#expression = trigramExpression(options.compiled.literals);
+    this.#terms = requiredTerms(options.compiled.literals);
     this.#page = new PageFitter({ limit: options.limit, tokenBudget: options.tokenBudget });
   }
 
@@ -244,7 +245,9 @@ class GrepRun {
       const text = workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
       const { literals, tokens } = this.#options.compiled;
       if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) continue;
-      const stopped = this.#searchFile(repo, file, text, stopAt);
+      const stored = workspace.withReader(repo, (reader) => reader.statementRanges(file.path))
+        .value;
+      const stopped = this.#searchFile(repo, file, text, stopAt, stored);
       if (stopped) return false;
     }
     return true;
@@ -252,7 +255,7 @@ class GrepRun {
 
   #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
     const { language, scope } = this.#options;
-    const files = reader.trigramCandidates(this.#expression).filter((row) =>
+    const files = candidateFiles(reader, this.#terms).filter((row) =>
       grepLanguageForPath(row.path) === language && scope.matchesPaths(row.path) &&
       scope.allowPath(repo.name, row.path)
     );
@@ -266,6 +269,7 @@ class GrepRun {
     file: CandidateFile,
     text: string,
     stopAt: GrepPosition,
+    stored: TextRange[] | null,
   ): boolean {
     const { parser, compiled, language, deadline } = this.#options;
     const path = file.path;
@@ -273,6 +277,8 @@ class GrepRun {
     let tree: Tree | null = null;
     const statements = compiled.rootKind === null
       ? undefined
+      : stored
+      ? { ranges: parserRanges(stored), guessed: false }
       : statementRanges(key, text, language);
     if (statements) {
       const { literals, tokens } = compiled;
@@ -333,14 +339,14 @@ class GrepRun {
 }
 
 /**
- * The top-level statement ranges of a file: recorded by an earlier parse, or
- * found by the Python lexer; undefined when neither knows them.
+ * The top-level statement ranges of a file the index has none for: recorded by
+ * an earlier parse, or found by the Python lexer; undefined when neither knows them.
  */
 function statementRanges(
   key: string,
   text: string,
   language: GrepLanguage,
-): { ranges: TextRange[]; guessed: boolean } | undefined {
+): { ranges: ParserRange[]; guessed: boolean } | undefined {
   const known = knownRegions(key);
   if (known) return { ranges: known, guessed: false };
   if (language.language !== "python") return undefined;

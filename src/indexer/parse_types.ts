@@ -1,7 +1,14 @@
 /** Values that cross between the parse Workers and the writer. */
-import type { ParseOutput } from "../store/records.ts";
+import type { FileRows } from "../store/records.ts";
 
-export type { ChunkRow, ParseOutput, RelationRow, SymbolRow } from "../store/records.ts";
+export type {
+  ChunkRow,
+  FileRows,
+  ParseOutput,
+  RelationRow,
+  StoredChunk,
+  SymbolRow,
+} from "../store/records.ts";
 
 export interface ParseJob {
   id: number;
@@ -23,10 +30,10 @@ export type ParseReply =
     hash: string;
     size: number;
     mtimeMs: number;
-    text: string;
     lineCount: number;
     capability: "graph" | "search";
-    output: ParseOutput;
+    /** The file's rows as the target stores them (text, packed relations, vectors…). */
+    rows: FileRows;
   };
 
 export type SkipReason =

@@ -7,7 +7,8 @@ import { Language, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { type ExtractionGrammar, extractStructure, extractText, looksMinified } from "./extract.ts";
-import type { ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
+import { fileRows } from "./file_rows.ts";
+import type { FileRows, ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
 import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 
 export interface WorkerGrammar {
@@ -103,7 +104,12 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   } catch {
     return skipped(job, "not_utf8", "not valid UTF-8");
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // The committed text has no byte-order mark; chunk byte offsets count from after it.
+  let body = bytes;
+  if (text.charCodeAt(0) === 0xfeff) {
+    text = text.slice(1);
+    body = bytes.subarray(3);
+  }
   const lineCount = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   const grammar = job.language ? grammarFor(job.language) : null;
   // Minified files and parses that run out of time are kept as search-only text.
@@ -125,10 +131,9 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
           hash,
           size: bytes.length,
           mtimeMs,
-          text,
           lineCount,
           capability: "graph",
-          output,
+          rows: fileRows({ output, text, bytes: body, root: tree.rootNode }),
         };
       } finally {
         tree.delete();
@@ -148,11 +153,17 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
     hash,
     size: bytes.length,
     mtimeMs,
-    text,
     lineCount,
     capability: "search",
-    output,
+    rows: fileRows({ output, text, bytes: body }),
   };
+}
+
+function transferables(rows: FileRows): ArrayBuffer[] {
+  const buffers = [rows.text.buffer, rows.relations.data.buffer];
+  if (rows.regions) buffers.push(rows.regions.buffer);
+  for (const chunk of rows.chunks) buffers.push(chunk.vector.buffer);
+  return [...new Set(buffers)] as ArrayBuffer[];
 }
 
 function skipped(job: ParseJob, reason: SkipReason, message: string): ParseReply {
@@ -169,7 +180,9 @@ self.onmessage = async (event: MessageEvent<WorkerInit | ParseJob>) => {
   const job = message as ParseJob;
   try {
     await ready;
-    self.postMessage(await parseFile(job));
+    const reply = await parseFile(job);
+    // The packed bytes move to the writer's thread instead of being copied.
+    self.postMessage(reply, reply.status === "parsed" ? transferables(reply.rows) : []);
   } catch (error) {
     self.postMessage(
       {

@@ -275,8 +275,7 @@ function applyWrite(
         parser: parserIdentity(table, language),
         capability: reply.capability,
         lineCount: reply.lineCount,
-        text: reply.text,
-        output: reply.output,
+        rows: reply.rows,
       });
       return;
     }

@@ -2,12 +2,12 @@
  * Chunk vectors of one generation held in memory for a brute-force scan.
  *
  * Layout: one contiguous Int8Array (rows × dimensions) with a float scale per
- * row. Stored vectors are float32; in memory they are quantised to
- * int8 — a quarter of the memory, and at 100k chunks × 256 dimensions a full
- * scan is one pass over 25 MB. Loaded once per (target, generation, model) and
- * kept on the target's reader until its generation moves.
+ * row, exactly as the target stores each vector (`engine/vector.ts`
+ * `quantizedBytes`): at 100k chunks × 256 dimensions a full scan is one pass
+ * over 25 MB. Loaded once per (target, generation, model) and kept on the
+ * target's reader until its generation moves.
  */
-import { vectorFromBytes } from "../engine/vector.ts";
+import { readQuantized } from "../engine/vector.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
 
 export interface VectorIndex {
@@ -54,21 +54,14 @@ export function loadVectorIndex(
   let scales = new Float32Array(total);
   let row = 0;
   for (const entry of rows) {
-    const vector = vectorFromBytes(entry.vector);
+    const vector = readQuantized(entry.vector);
     if (dimensions === 0) {
-      dimensions = vector.length;
+      dimensions = vector.values.length;
       values = new Int8Array(total * dimensions);
     }
-    if (vector.length !== dimensions || row >= total) continue;
-    let max = 0;
-    for (let i = 0; i < dimensions; i++) {
-      const magnitude = Math.abs(vector[i]);
-      if (magnitude > max) max = magnitude;
-    }
-    const quantum = max === 0 ? 0 : 127 / max;
-    const offset = row * dimensions;
-    for (let i = 0; i < dimensions; i++) values[offset + i] = Math.round(vector[i] * quantum);
-    scales[row] = max === 0 ? 0 : max / 127;
+    if (vector.values.length !== dimensions || row >= total) continue;
+    values.set(vector.values, row * dimensions);
+    scales[row] = vector.scale;
     chunkIds[row] = entry.chunkId;
     fileIds[row] = entry.fileId;
     row++;

@@ -8,6 +8,9 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { readMeta } from "./meta.ts";
+import { type TextRange, unpackRanges, unpackText } from "./packing.ts";
+import { unpackRelations } from "./relation_pack.ts";
+import type { RelationRow } from "./records.ts";
 
 /** One indexed file, without its text. */
 export interface FileEntry {
@@ -50,7 +53,7 @@ export interface DefinitionSite {
   line: number;
 }
 
-/** A stored vector of a chunk (float32 bytes). */
+/** A stored vector of a chunk (`engine/vector.ts` `quantizedBytes`). */
 export interface VectorRow {
   chunkId: number;
   fileId: number;
@@ -145,18 +148,22 @@ export class MemoKey<T> {
 
 const FILE_TABLE = new MemoKey<FileTable>("store:files");
 const PATHS = new MemoKey<Set<string>>("store:paths");
+const FILE_IDS = new MemoKey<Map<string, number>>("store:file-ids");
+const SEPARATED_NAMES = new MemoKey<string[]>("store:separated-names");
 
 const SYMBOL_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.start_col,
   s.end_line, s.end_col, s.signature, s.parent_id, s.exported, f.path, f.language`;
-const RELATION_COLUMNS = `r.kind, r.from_symbol, r.target, r.receiver, r.module, r.alias,
-  r.start_line, r.start_col, r.end_line, r.end_col, f.path, f.language`;
 const SYMBOLS_FROM = "FROM code_symbols s JOIN source_files f ON f.id = s.file_id";
-const RELATIONS_FROM = "FROM code_relations r JOIN source_files f ON f.id = r.file_id";
-const PER_FILE_TABLES: Record<PerFileTable, string> = {
-  chunks: "source_chunks",
-  symbols: "code_symbols",
-  relations: "code_relations",
+const MATCH_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line,
+  s.signature, s.doc, s.exported, f.path, f.language`;
+const PER_FILE_COUNTS: Record<PerFileTable, string> = {
+  chunks: "SELECT file_id AS id, count(*) AS n FROM source_chunks GROUP BY file_id",
+  symbols: "SELECT file_id AS id, count(*) AS n FROM code_symbols GROUP BY file_id",
+  relations: "SELECT id, relation_count AS n FROM source_files WHERE relation_count > 0",
 };
+
+/** Which packed relation rows a read wants, decided on the row's string fields. */
+type RelationFilter = (row: { kind: string; target: string; fromSymbol: string | null }) => boolean;
 
 type Row = Record<string, unknown>;
 
@@ -258,10 +265,32 @@ export class TargetReader {
     return this.memo(PATHS, () => new Set([...this.fileTable().files.values()].map((f) => f.path)));
   }
 
+  /** The id of an indexed path, or undefined (per generation). */
+  fileId(path: string): number | undefined {
+    return this.memo(FILE_IDS, () => {
+      const ids = new Map<string, number>();
+      for (const file of this.fileTable().files.values()) ids.set(file.path, file.id);
+      return ids;
+    }).get(path);
+  }
+
   /** The committed text of a file, or null when it is not indexed. */
   fileText(path: string): string | null {
-    const row = this.#get("SELECT text FROM source_files WHERE path = ?", path);
-    return row ? row.text as string : null;
+    const id = this.fileId(path);
+    if (id === undefined) return null;
+    const row = this.#get("SELECT text FROM file_text WHERE file_id = ?", id);
+    return row ? unpackText(row.text as Uint8Array) : null;
+  }
+
+  /**
+   * The top-level statement ranges of a file's tree as the indexer found them,
+   * or null (no clean tree, or not indexed).
+   */
+  statementRanges(path: string): TextRange[] | null {
+    const id = this.fileId(path);
+    if (id === undefined) return null;
+    const row = this.#get("SELECT regions FROM file_text WHERE file_id = ?", id);
+    return row?.regions ? unpackRanges(row.regions as Uint8Array) : null;
   }
 
   // ---- chunks and full text ---------------------------------------------------------------
@@ -319,11 +348,13 @@ export class TargetReader {
 
   /** Where definitions of any of `names` start. */
   definitionSites(names: string[]): DefinitionSite[] {
+    const wanted = new Set(names);
+    // The name index folds case: look up through it, then keep the exact ones.
     return this.#all(
       `SELECT s.name AS name, s.file_id AS file_id, s.start_line AS line
-         FROM code_symbols s WHERE s.name IN (SELECT value FROM json_each(?))`,
+         FROM code_symbols s WHERE s.name COLLATE NOCASE IN (SELECT value FROM json_each(?))`,
       JSON.stringify(names),
-    ).map((row) => ({
+    ).filter((row) => wanted.has(row.name as string)).map((row) => ({
       name: row.name as string,
       fileId: Number(row.file_id),
       line: Number(row.line),
@@ -348,24 +379,39 @@ export class TargetReader {
 
   // ---- grep -------------------------------------------------------------------------------
 
-  /**
-   * Files whose text holds a trigram expression (FTS5 over the committed text,
-   * case-insensitive), or every file when `expression` is null; by path.
-   */
-  trigramCandidates(expression: string | null): CandidateFile[] {
-    const rows = expression === null
-      ? this.#all("SELECT id, path, content_hash FROM source_files ORDER BY path")
-      : this.#all(
-        `SELECT f.id AS id, f.path AS path, f.content_hash AS content_hash FROM source_trigram
-           JOIN source_files f ON f.id = source_trigram.rowid
-          WHERE source_trigram MATCH ? ORDER BY f.path`,
-        expression,
-      );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      path: row.path as string,
-      contentHash: row.content_hash as string,
-    }));
+  /** Every file, by path (grep's candidates when a pattern has no usable term). */
+  allFiles(): CandidateFile[] {
+    return this.#all("SELECT id, path, content_hash FROM source_files ORDER BY path")
+      .map(candidate);
+  }
+
+  /** Ids of the files with a chunk whose code terms hold `term` (one FTS token). */
+  filesWithTerm(term: string): Set<number> {
+    return new Set(
+      this.#all(
+        `SELECT DISTINCT c.file_id AS id FROM source_chunks_fts f
+           JOIN source_chunks c ON c.id = f.rowid WHERE source_chunks_fts MATCH ?`,
+        `terms : "${term.replaceAll('"', '""')}"`,
+      ).map((row) => Number(row.id)),
+    );
+  }
+
+  /** Files whose chunk terms may miss a term of their text: no term prefilter applies. */
+  filesWithoutCompleteTerms(): Set<number> {
+    return new Set(
+      this.#all("SELECT id FROM source_files WHERE terms_complete = 0").map((row) =>
+        Number(row.id)
+      ),
+    );
+  }
+
+  /** The given files, by path. */
+  candidateFiles(ids: Iterable<number>): CandidateFile[] {
+    return this.#all(
+      `SELECT id, path, content_hash FROM source_files
+        WHERE id IN (SELECT value FROM json_each(?)) ORDER BY path`,
+      JSON.stringify([...ids]),
+    ).map(candidate);
   }
 
   // ---- symbols ----------------------------------------------------------------------------
@@ -376,50 +422,75 @@ export class TargetReader {
    * a tier exported first, then shorter qualified names.
    */
   symbolSearch(query: string, kind?: string): Iterable<SymbolMatch> {
-    const escaped = query.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const sql = `
-      SELECT s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
-             s.exported, f.path, f.language,
-             CASE WHEN s.name = :q OR s.qualified_name = :q THEN 0
-                  WHEN s.name = :q COLLATE NOCASE THEN 1
-                  WHEN s.qualified_name LIKE '%.' || :escaped ESCAPE '\\'
-                    OR s.qualified_name LIKE '%::' || :escaped ESCAPE '\\' THEN 2
-                  ELSE 3 END AS tier
-        ${SYMBOLS_FROM}
-       WHERE (s.name = :q COLLATE NOCASE
-              OR s.name LIKE :escaped || '%' ESCAPE '\\'
-              OR s.qualified_name = :q
-              OR s.qualified_name LIKE '%.' || :escaped ESCAPE '\\'
-              OR s.qualified_name LIKE '%::' || :escaped ESCAPE '\\') ${
-      kind ? "AND s.kind = :kind" : ""
+    // Tiers 0-2 hold only names that end `query` after a separator (a qualified name ends
+    // with its name), or names that hold a separator themselves: both are index lookups.
+    // Tier 3 (a name prefix) streams from the name index in the answer's order.
+    const folded = asciiLower(query);
+    const kindClause = kind ? " AND s.kind = ?" : "";
+    const kindArgs = kind ? [kind] : [];
+    const seen = new Set<string>();
+    const first: SymbolMatch[] = [];
+    const consider = (row: Row) => {
+      const id = row.id as string;
+      if (seen.has(id)) return;
+      const match = symbolMatch(row, query, folded);
+      if (match.tier > 2) return;
+      seen.add(id);
+      first.push(match);
+    };
+    for (const name of boundarySuffixes(query)) {
+      for (
+        const row of this.#all(
+          `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE${kindClause}`,
+          name,
+          ...kindArgs,
+        )
+      ) consider(row);
     }
-       ORDER BY tier, s.exported DESC, length(s.qualified_name)`;
-    const bind: Record<string, string> = { q: query, escaped };
-    if (kind) bind.kind = kind;
-    const rows = this.#db.prepare(sql).iterate(bind) as Iterable<Row>;
+    for (const id of this.#separatedNames()) {
+      for (
+        const row of this.#all(
+          `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM} WHERE s.id = ?${kindClause}`,
+          id,
+          ...kindArgs,
+        )
+      ) consider(row);
+    }
+    first.sort((a, b) =>
+      a.tier - b.tier || Number(b.exported) - Number(a.exported) ||
+      a.qualified.length - b.qualified.length
+    );
+    const prefix = this.#statement(
+      `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM}
+        WHERE s.name LIKE ? ESCAPE '\\'${kindClause}
+        ORDER BY s.exported DESC, length(s.qualified_name)`,
+    );
+    const pattern = `${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return (function* () {
-      for (const row of rows) {
-        yield {
-          id: row.id as string,
-          name: row.name as string,
-          qualified: row.qualified_name as string,
-          kind: row.kind as string,
-          startLine: Number(row.start_line),
-          endLine: Number(row.end_line),
-          signature: row.signature as string | null,
-          doc: row.doc as string | null,
-          exported: Number(row.exported) === 1,
-          path: row.path as string,
-          language: row.language as string | null,
-          tier: Number(row.tier),
-        };
+      yield* first;
+      for (const row of prefix.iterate(pattern, ...kindArgs) as Iterable<Row>) {
+        if (seen.has(row.id as string)) continue;
+        yield symbolMatch(row, query, folded);
       }
     })();
   }
 
+  /** Ids of the definitions whose name holds a separator (`.`, `:` or a backslash), per generation. */
+  #separatedNames(): string[] {
+    return this.memo(SEPARATED_NAMES, () =>
+      this.#all(
+        `SELECT id FROM code_symbols
+          WHERE instr(name, '.') > 0 OR instr(name, ':') > 0 OR instr(name, '\\') > 0`,
+      ).map((row) => row.id as string));
+  }
+
   /** Definitions named exactly `name`. */
   symbolsNamed(name: string): StoredSymbol[] {
-    return this.#symbols(`SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ?`, name);
+    // The name index folds case: look up through it, then keep the exact ones.
+    return this.#symbols(
+      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE`,
+      name,
+    ).filter((symbol) => symbol.name === name);
   }
 
   /** Definitions whose name starts with `prefix`, at most `limit`. */
@@ -456,59 +527,87 @@ export class TargetReader {
 
   // ---- relations --------------------------------------------------------------------------
 
-  /** Relations whose written target is one of `names`. */
+  /** Relations whose written target is one of `names`, by target, kind, path and position. */
   relationsTargeting(names: string[]): StoredRelation[] {
     if (names.length === 0) return [];
-    const marks = names.map(() => "?").join(", ");
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE r.target IN (${marks})`,
-      ...names,
+    const wanted = new Set(names);
+    const rows = this.#relationsOfFiles(
+      this.#postings(names),
+      (row) => wanted.has(row.target),
+    );
+    return rows.sort((a, b) =>
+      compare(a.target, b.target) || compare(a.kind, b.kind) || compare(a.path, b.path) ||
+      a.startLine - b.startLine || a.startCol - b.startCol
     );
   }
 
   /** Relations of a file (any kind), in source order. */
   relationsInFile(path: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE f.path = ?
-        ORDER BY r.start_line, r.start_col`,
-      path,
-    );
+    return this.#relationsOfPath(path);
   }
 
   /** Relations written inside a symbol of a file, in source order. */
   relationsFrom(symbolId: string, path: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE r.from_symbol = ? AND f.path = ?
-        ORDER BY r.start_line, r.start_col`,
-      symbolId,
-      path,
-    );
+    return this.#relationsOfPath(path, (row) => row.fromSymbol === symbolId);
   }
 
   /** The import relations of a file (its bindings). */
   importsOfFile(path: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE f.path = ? AND r.kind = 'imports'`,
-      path,
-    );
+    return this.#relationsOfPath(path, (row) => row.kind === "imports");
   }
 
   /** Import relations naming `name` with an alias (`import { name as alias }`). */
   aliasesOf(name: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM}
-        WHERE r.target = ? AND r.kind = 'imports' AND r.alias IS NOT NULL`,
-      name,
+    return this.#relationsOfFiles(
+      this.#postings([name]),
+      (row) => row.target === name && row.kind === "imports",
+    ).filter((row) => row.alias !== null);
+  }
+
+  /**
+   * Every relation of the given kinds (of every kind without `kinds`), by path
+   * and position (for the quality scripts and tests).
+   */
+  relationsOfKinds(kinds?: readonly string[]): StoredRelation[] {
+    const wanted = kinds ? new Set(kinds) : null;
+    const ids = this.#all("SELECT id FROM source_files WHERE relation_count > 0")
+      .map((row) => Number(row.id));
+    return this.#relationsOfFiles(ids, wanted ? (row) => wanted.has(row.kind) : undefined).sort((
+      a,
+      b,
+    ) =>
+      compare(a.path, b.path) || a.startLine - b.startLine || a.startCol - b.startCol ||
+      compare(a.target, b.target)
     );
   }
 
-  /** Every relation of the given kinds, by path and position (for the quality scripts). */
-  relationsOfKinds(kinds: string[]): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE r.kind IN (SELECT value FROM json_each(?))
-        ORDER BY f.path, r.start_line, r.start_col, r.target`,
-      JSON.stringify(kinds),
-    );
+  /** Ids of the files that write a relation to any of `names`. */
+  #postings(names: string[]): number[] {
+    return this.#all(
+      `SELECT DISTINCT file_id FROM relation_targets
+        WHERE name IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(names),
+    ).map((row) => Number(row.file_id));
+  }
+
+  #relationsOfPath(path: string, keep?: RelationFilter): StoredRelation[] {
+    const id = this.fileId(path);
+    return id === undefined ? [] : this.#relationsOfFiles([id], keep);
+  }
+
+  /** The packed relations of files, unpacked (only the rows `keep` wants), with their file. */
+  #relationsOfFiles(ids: Iterable<number>, keep?: RelationFilter): StoredRelation[] {
+    const files = this.fileTable().files;
+    const out: StoredRelation[] = [];
+    for (const id of ids) {
+      const file = files.get(id);
+      const row = file && this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
+      if (!file || !row) continue;
+      for (const relation of unpackRelations(row.data as Uint8Array, keep)) {
+        out.push(storedRelation(relation, file));
+      }
+    }
+    return out;
   }
 
   // ---- status -----------------------------------------------------------------------------
@@ -522,7 +621,7 @@ export class TargetReader {
       files: count("SELECT count(*) AS n FROM source_files"),
       chunks: count("SELECT count(*) AS n FROM source_chunks"),
       symbols: count("SELECT count(*) AS n FROM code_symbols"),
-      relations: count("SELECT count(*) AS n FROM code_relations"),
+      relations: count("SELECT coalesce(sum(relation_count), 0) AS n FROM source_files"),
       bytes: count("SELECT coalesce(sum(size), 0) AS n FROM source_files"),
       languages: grouped(
         "SELECT language AS k, count(*) AS n FROM source_files GROUP BY language",
@@ -536,10 +635,7 @@ export class TargetReader {
   /** Per file id, the rows of one table it owns. */
   perFileCounts(table: PerFileTable): Map<number, number> {
     return new Map(
-      this.#all(
-        `SELECT file_id AS id, count(*) AS n FROM ${PER_FILE_TABLES[table]} GROUP BY file_id`,
-      )
-        .map((row) => [Number(row.id), Number(row.n)]),
+      this.#all(PER_FILE_COUNTS[table]).map((row) => [Number(row.id), Number(row.n)]),
     );
   }
 
@@ -604,21 +700,83 @@ export class TargetReader {
       exported: Number(row.exported) === 1,
     }));
   }
+}
 
-  #relations(sql: string, ...args: (string | number)[]): StoredRelation[] {
-    return this.#all(sql, ...args).map((row) => ({
-      path: row.path as string,
-      language: row.language as string | null,
-      kind: row.kind as string,
-      fromSymbol: row.from_symbol as string | null,
-      target: row.target as string,
-      receiver: row.receiver as string | null,
-      module: row.module as string | null,
-      alias: row.alias as string | null,
-      startLine: Number(row.start_line),
-      startCol: Number(row.start_col),
-      endLine: Number(row.end_line),
-      endCol: Number(row.end_col),
-    }));
+/**
+ * A workspace symbol match and its tier: 0 exact name or qualified name, 1 name
+ * ignoring (ASCII) case, 2 qualified name ending with `.query` or `::query`
+ * ignoring case, 3 anything else (a name prefix).
+ */
+function symbolMatch(row: Row, query: string, folded: string): SymbolMatch {
+  const name = row.name as string;
+  const qualified = row.qualified_name as string;
+  const foldedQualified = asciiLower(qualified);
+  const tier = name === query || qualified === query
+    ? 0
+    : asciiLower(name) === folded
+    ? 1
+    : foldedQualified.endsWith(`.${folded}`) || foldedQualified.endsWith(`::${folded}`)
+    ? 2
+    : 3;
+  return {
+    id: row.id as string,
+    name,
+    qualified,
+    kind: row.kind as string,
+    startLine: Number(row.start_line),
+    endLine: Number(row.end_line),
+    signature: row.signature as string | null,
+    doc: row.doc as string | null,
+    exported: Number(row.exported) === 1,
+    path: row.path as string,
+    language: row.language as string | null,
+    tier,
+  };
+}
+
+/**
+ * `query` and every tail of it that starts after a non-word character: the
+ * names a definition can have when its qualified name is `query` or ends with
+ * `.query` / `::query` (qualified names join names with `.`, `::` or a backslash).
+ */
+function boundarySuffixes(query: string): string[] {
+  const tails = [query];
+  for (let i = 1; i < query.length; i++) {
+    if (!/[\p{L}\p{N}_$]/u.test(query[i - 1])) tails.push(query.slice(i));
   }
+  return [...new Set(tails)].slice(0, MAX_TAILS);
+}
+
+/** Tails of a symbol query looked up at most (a query of punctuation has many). */
+const MAX_TAILS = 32;
+
+/** Lower case for ASCII letters only, as SQLite's NOCASE and LIKE fold case. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+function candidate(row: Row): CandidateFile {
+  return { id: Number(row.id), path: row.path as string, contentHash: row.content_hash as string };
+}
+
+function storedRelation(row: RelationRow, file: FileEntry): StoredRelation {
+  return {
+    path: file.path,
+    language: file.language,
+    kind: row.kind,
+    fromSymbol: row.from_symbol,
+    target: row.target,
+    receiver: row.receiver,
+    module: row.module,
+    alias: row.alias,
+    startLine: row.start_line,
+    startCol: row.start_col,
+    endLine: row.end_line,
+    endCol: row.end_col,
+  };
+}
+
+/** Code-unit order, as SQLite's default collation orders text. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
