@@ -1,5 +1,6 @@
 /** Values that cross between the parse Workers and the writer. */
 import type { FileRows } from "../store/records.ts";
+import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 
 export type {
   ChunkRow,
@@ -10,11 +11,22 @@ export type {
   SymbolRow,
 } from "../store/records.ts";
 
+/** A grammar as a parse Worker receives it: wasm bytes, query text and extraction rules. */
+export interface WorkerGrammar {
+  language: string;
+  wasm: Uint8Array;
+  query: string;
+  rules: LanguageRules;
+  nodes: ExtractionNodes;
+}
+
 export interface ParseJob {
   id: number;
   root: string;
   path: string;
   language: string | null;
+  /** The language's grammar, sent with the first job of that language a Worker gets. */
+  grammar?: WorkerGrammar;
   /** Stored content hash: an equal hash answers `unchanged` without parsing. */
   knownHash: string | null;
   maxFileSize: number;

@@ -8,21 +8,15 @@ import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { type ExtractionGrammar, extractStructure, extractText, looksMinified } from "./extract.ts";
 import { fileRows } from "./file_rows.ts";
-import type { FileRows, ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
-import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
+import type { FileRows, ParseJob, ParseReply, SkipReason, WorkerGrammar } from "./parse_types.ts";
 
-export interface WorkerGrammar {
-  language: string;
-  wasm: Uint8Array;
-  query: string;
-  rules: LanguageRules;
-  nodes: ExtractionNodes;
-}
-
+/**
+ * The Worker's start message. Grammars come with the first job of their
+ * language (`ParseJob.grammar`): a Worker holds only those it parses.
+ */
 export interface WorkerInit {
   type: "init";
   core: Uint8Array;
-  grammars: WorkerGrammar[];
   textChunking: Record<string, "headings" | "lines">;
 }
 
@@ -36,10 +30,11 @@ const PARSE_BUDGET_MS = 10_000;
 
 let init: WorkerInit | null = null;
 let ready: Promise<void> | null = null;
+const grammars = new Map<string, WorkerGrammar>();
 const loaded = new Map<string, Promise<LoadedGrammar>>();
 
 function grammarFor(language: string): Promise<LoadedGrammar> | null {
-  const spec = init?.grammars.find((g) => g.language === language);
+  const spec = grammars.get(language);
   if (!spec) return null;
   let entry = loaded.get(language);
   if (!entry) {
@@ -178,6 +173,7 @@ self.onmessage = async (event: MessageEvent<WorkerInit | ParseJob>) => {
     return;
   }
   const job = message as ParseJob;
+  if (job.grammar) grammars.set(job.grammar.language, job.grammar);
   try {
     await ready;
     const reply = await parseFile(job);
