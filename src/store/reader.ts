@@ -7,7 +7,6 @@
  * index): they are dropped together when the generation the reader sees moves.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { readMeta } from "./meta.ts";
 import { type TextRange, unpackRanges, unpackText } from "./packing.ts";
 import { unpackRelations } from "./relation_pack.ts";
 import type { RelationRow } from "./records.ts";
@@ -149,6 +148,61 @@ export class MemoKey<T> {
 const FILE_TABLE = new MemoKey<FileTable>("store:files");
 const PATHS = new MemoKey<Set<string>>("store:paths");
 const FILE_IDS = new MemoKey<Map<string, number>>("store:file-ids");
+const CHUNK_TABLE = new MemoKey<ChunkTable>("store:chunks");
+
+/** Every chunk of a generation in columns, with its row by id and its rows by file. */
+interface ChunkTable {
+  rows: Map<number, number>;
+  ids: Int32Array;
+  fileIds: Int32Array;
+  startLines: Int32Array;
+  endLines: Int32Array;
+  kinds: string[];
+  symbolPaths: (string | null)[];
+  byFile: Map<number, number[]>;
+}
+
+/** Characters of decoded text a reader keeps (the texts read last). */
+const TEXT_CACHE_CHARS = 4_000_000;
+/** Unpacked relation rows, and symbols, a reader keeps (of the files read last). */
+const ROW_CACHE = 40_000;
+
+/**
+ * A map that keeps the entries used last up to a total weight (an entry over a
+ * quarter of it is not kept).
+ */
+class Lru<K, V> {
+  readonly #entries = new Map<K, V>();
+  #weight = 0;
+
+  constructor(readonly capacity: number, readonly weigh: (value: V) => number) {}
+
+  get(key: K): V | undefined {
+    const value = this.#entries.get(key);
+    if (value !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    const weight = this.weigh(value);
+    if (weight > this.capacity / 4 || this.#entries.has(key)) return;
+    this.#entries.set(key, value);
+    this.#weight += weight;
+    for (const [oldest, kept] of this.#entries) {
+      if (this.#weight <= this.capacity) break;
+      this.#entries.delete(oldest);
+      this.#weight -= this.weigh(kept);
+    }
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
+  }
+}
 const SEPARATED_NAMES = new MemoKey<string[]>("store:separated-names");
 
 const SYMBOL_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.start_col,
@@ -175,10 +229,20 @@ export class TargetReader {
   readonly #statements = new Map<string, StatementSync>();
   readonly #memo = new Map<string, unknown>();
   #memoGeneration = -1;
+  readonly #metaValues = new Map<string, string | null>();
+  #dataVersion = -1;
+  /** Of this generation, the last decoded texts, unpacked relations and symbols read. */
+  readonly #texts = new Lru<string, string>(TEXT_CACHE_CHARS, (text) => text.length);
+  readonly #relations = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length);
+  readonly #fileSymbols = new Lru<string, StoredSymbol[]>(ROW_CACHE, (rows) => rows.length);
+
+  /** Names the target across threads of a process (its database path), for shared caches. */
+  readonly target: string;
 
   /** Wraps an open read-only connection (see `openTargetReader`). */
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, target = "") {
     this.#db = db;
+    this.target = target;
   }
 
   close(): void {
@@ -189,9 +253,21 @@ export class TargetReader {
 
   // ---- meta -------------------------------------------------------------------------------
 
-  /** A meta value, or null. */
+  /**
+   * A meta value, or null. Values are kept until another connection commits
+   * (SQLite's `data_version` says when), so a generation check costs no table read.
+   */
   meta(key: string): string | null {
-    return readMeta(this.#db, key);
+    const version = Number(this.#get("PRAGMA data_version")?.data_version ?? 0);
+    if (version !== this.#dataVersion) {
+      this.#metaValues.clear();
+      this.#dataVersion = version;
+    }
+    if (!this.#metaValues.has(key)) {
+      const row = this.#get("SELECT value FROM meta WHERE key = ?", key);
+      this.#metaValues.set(key, row ? row.value as string : null);
+    }
+    return this.#metaValues.get(key)!;
   }
 
   /** A meta value holding JSON, or `fallback` when absent or unreadable. */
@@ -221,6 +297,9 @@ export class TargetReader {
     const generation = this.generation();
     if (generation !== this.#memoGeneration) {
       this.#memo.clear();
+      this.#texts.clear();
+      this.#relations.clear();
+      this.#fileSymbols.clear();
       this.#memoGeneration = generation;
     }
     if (this.#memo.has(key.name)) return this.#memo.get(key.name) as T;
@@ -274,12 +353,20 @@ export class TargetReader {
     }).get(path);
   }
 
-  /** The committed text of a file, or null when it is not indexed. */
+  /**
+   * The committed text of a file, or null when it is not indexed. The last
+   * texts read stay decoded (up to `TEXT_CACHE_CHARS`) until the generation moves.
+   */
   fileText(path: string): string | null {
     const id = this.fileId(path);
     if (id === undefined) return null;
+    const cached = this.#texts.get(path);
+    if (cached !== undefined) return cached;
     const row = this.#get("SELECT text FROM file_text WHERE file_id = ?", id);
-    return row ? unpackText(row.text as Uint8Array) : null;
+    if (!row) return null;
+    const text = unpackText(row.text as Uint8Array);
+    this.#texts.set(path, text);
+    return text;
   }
 
   /**
@@ -295,34 +382,69 @@ export class TargetReader {
 
   // ---- chunks and full text ---------------------------------------------------------------
 
-  /** The innermost chunk of a file that covers a line, or null. */
-  chunkAt(fileId: number, line: number): number | null {
-    const row = this.#get(
-      `SELECT id FROM source_chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ?
-        ORDER BY end_line - start_line LIMIT 1`,
-      fileId,
-      line,
-      line,
-    );
-    return row ? Number(row.id) : null;
+  /** Every chunk's place, in id order, held in memory for the generation. */
+  #chunkTable(): ChunkTable {
+    return this.memo(CHUNK_TABLE, () => {
+      const rows = this.#all(
+        "SELECT id, file_id, start_line, end_line, kind, symbol_path FROM source_chunks ORDER BY id",
+      );
+      const table: ChunkTable = {
+        rows: new Map(),
+        ids: new Int32Array(rows.length),
+        fileIds: new Int32Array(rows.length),
+        startLines: new Int32Array(rows.length),
+        endLines: new Int32Array(rows.length),
+        kinds: new Array(rows.length),
+        symbolPaths: new Array(rows.length),
+        byFile: new Map(),
+      };
+      const kinds = new Map<string, string>();
+      rows.forEach((row, at) => {
+        const id = Number(row.id);
+        const fileId = Number(row.file_id);
+        const kind = row.kind as string;
+        if (!kinds.has(kind)) kinds.set(kind, kind);
+        table.rows.set(id, at);
+        table.ids[at] = id;
+        table.fileIds[at] = fileId;
+        table.startLines[at] = Number(row.start_line);
+        table.endLines[at] = Number(row.end_line);
+        table.kinds[at] = kinds.get(kind)!;
+        table.symbolPaths[at] = row.symbol_path as string | null;
+        const own = table.byFile.get(fileId);
+        if (own) own.push(at);
+        else table.byFile.set(fileId, [at]);
+      });
+      return table;
+    });
   }
 
-  /** Chunks by id (in table order), with their file's path. */
+  /** The innermost chunk of a file that covers a line (the first of equals), or null. */
+  chunkAt(fileId: number, line: number): number | null {
+    const table = this.#chunkTable();
+    let best = -1;
+    for (const at of table.byFile.get(fileId) ?? []) {
+      if (table.startLines[at] > line || table.endLines[at] < line) continue;
+      const span = table.endLines[at] - table.startLines[at];
+      if (best < 0 || span < table.endLines[best] - table.startLines[best]) best = at;
+    }
+    return best < 0 ? null : table.ids[best];
+  }
+
+  /** Chunks by id (in id order), with their file's path. */
   chunks(ids: number[]): ChunkEntry[] {
-    if (ids.length === 0) return [];
+    const table = this.#chunkTable();
     const files = this.fileTable().files;
-    return this.#all(
-      `SELECT id, file_id, start_line, end_line, kind, symbol_path FROM source_chunks
-        WHERE id IN (SELECT value FROM json_each(?))`,
-      JSON.stringify(ids),
-    ).map((row) => ({
-      id: Number(row.id),
-      fileId: Number(row.file_id),
-      path: files.get(Number(row.file_id))?.path ?? "",
-      startLine: Number(row.start_line),
-      endLine: Number(row.end_line),
-      kind: row.kind as string,
-      symbolPath: row.symbol_path as string | null,
+    const rows = ids.map((id) => table.rows.get(id)).filter((at) => at !== undefined)
+      .sort((a, b) => a - b);
+    return [...new Set(rows)].map((at) => ({
+      id: table.ids[at],
+      fileId: table.fileIds[at],
+      path: files.get(table.fileIds[at])?.path ?? "",
+      startLine: table.startLines[at],
+      endLine: table.endLines[at],
+      kind: table.kinds[at],
+      symbolPath: table.symbolPaths[at],
     }));
   }
 
@@ -333,17 +455,21 @@ export class TargetReader {
 
   /** The best `limit` chunks for one FTS5 expression, by bm25 (code terms 1, path terms 2). */
   termMatches(expression: string, limit: number): TermMatch[] {
-    return this.#all(
-      `SELECT f.rowid AS id, c.file_id AS file_id, bm25(source_chunks_fts, 1.0, 2.0) AS rank
-         FROM source_chunks_fts f JOIN source_chunks c ON c.id = f.rowid
-        WHERE source_chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
-      expression,
-      limit,
-    ).map((row) => ({
-      chunkId: Number(row.id),
-      fileId: Number(row.file_id),
-      rank: row.rank as number,
-    }));
+    const table = this.#chunkTable();
+    const matches: TermMatch[] = [];
+    for (
+      const row of this.#all(
+        `SELECT rowid AS id, bm25(source_chunks_fts, 1.0, 2.0) AS rank FROM source_chunks_fts
+          WHERE source_chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
+        expression,
+        limit,
+      )
+    ) {
+      const at = table.rows.get(Number(row.id));
+      if (at === undefined) continue;
+      matches.push({ chunkId: table.ids[at], fileId: table.fileIds[at], rank: row.rank as number });
+    }
+    return matches;
   }
 
   /** Where definitions of any of `names` start. */
@@ -510,10 +636,18 @@ export class TargetReader {
 
   /** The definitions of a file, in source order. */
   symbolsInFile(path: string): StoredSymbol[] {
-    return this.#symbols(
-      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE f.path = ? ORDER BY s.start_line, s.start_col`,
-      path,
-    );
+    const id = this.fileId(path);
+    if (id === undefined) return [];
+    let rows = this.#fileSymbols.get(path);
+    if (!rows) {
+      rows = this.#symbols(
+        `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.file_id = ?
+          ORDER BY s.start_line, s.start_col`,
+        id,
+      );
+      this.#fileSymbols.set(path, rows);
+    }
+    return [...rows];
   }
 
   /** Every definition of the given kinds, by path and position (for the quality scripts). */
@@ -601,13 +735,31 @@ export class TargetReader {
     const out: StoredRelation[] = [];
     for (const id of ids) {
       const file = files.get(id);
-      const row = file && this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
-      if (!file || !row) continue;
-      for (const relation of unpackRelations(row.data as Uint8Array, keep)) {
+      if (!file) continue;
+      for (const relation of this.#fileRelations(id)) {
+        if (
+          keep &&
+          !keep({ kind: relation.kind, target: relation.target, fromSymbol: relation.from_symbol })
+        ) continue;
         out.push(storedRelation(relation, file));
       }
     }
     return out;
+  }
+
+  /**
+   * Every relation of a file, unpacked; the files read last stay unpacked (up to
+   * `ROW_CACHE` rows) until the generation moves (callers look the
+   * file up in `fileTable()` first, which notices a new generation), since a
+   * walk over the graph comes back to the same files.
+   */
+  #fileRelations(fileId: number): RelationRow[] {
+    const cached = this.#relations.get(fileId);
+    if (cached) return cached;
+    const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", fileId);
+    const rows = row ? unpackRelations(row.data as Uint8Array) : [];
+    this.#relations.set(fileId, rows);
+    return rows;
   }
 
   // ---- status -----------------------------------------------------------------------------

@@ -104,7 +104,9 @@ export function openTargetReader(
     db = new DatabaseSync(location.databasePath, { readOnly: true });
     configure(db, true);
     const problem = checkTarget(db);
-    if (problem === null) return { reader: new TargetReader(db), problem: null };
+    if (problem === null) {
+      return { reader: new TargetReader(db, location.databasePath), problem: null };
+    }
     db.close();
     return { reader: null, problem };
   } catch {
