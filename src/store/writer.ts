@@ -38,6 +38,8 @@ export class TargetWriter {
   readonly #statements: Record<string, StatementSync>;
   #open = false;
   changed = false;
+  /** Content hashes of chunks removed in this transaction: their vectors may be orphans. */
+  readonly #removedHashes = new Set<number>();
   /** Hashing vectors stored in this refresh, and chunks whose stored vector was reused. */
   readonly vectors = { computed: 0, reused: 0 };
 
@@ -65,9 +67,10 @@ export class TargetWriter {
       replaceVector: prepare(
         "INSERT OR REPLACE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
       ),
-      dropOrphanVectors: prepare(
-        `DELETE FROM chunk_vectors WHERE NOT EXISTS
-          (SELECT 1 FROM source_chunks c WHERE c.content_hash = chunk_vectors.content_hash)`,
+      chunkHashesOf: prepare("SELECT DISTINCT content_hash FROM source_chunks WHERE file_id = ?"),
+      dropVectorIfOrphan: prepare(
+        `DELETE FROM chunk_vectors WHERE content_hash = ? AND NOT EXISTS
+          (SELECT 1 FROM source_chunks c WHERE c.content_hash = ?)`,
       ),
       insertFts: prepare("INSERT INTO source_chunks_fts(rowid, terms, path) VALUES (?, ?, ?)"),
       insertSymbol: prepare(
@@ -177,9 +180,13 @@ export class TargetWriter {
     }]));
   }
 
-  /** Paths that currently have an `index_errors` row. */
-  errorPaths(): Set<string> {
-    const rows = this.#db.prepare("SELECT path FROM index_errors").all() as { path: string }[];
+  /**
+   * Paths whose `index_errors` row may clear on a retry: every error but a
+   * syntax report (the same bytes and parser report the same syntax errors).
+   */
+  retryPaths(): Set<string> {
+    const rows = this.#db.prepare("SELECT path FROM index_errors WHERE stage <> 'syntax'")
+      .all() as { path: string }[];
     return new Set(rows.map((row) => row.path));
   }
 
@@ -270,6 +277,9 @@ export class TargetWriter {
     if (packed) {
       for (const target of packedTargets(packed.data)) s.deletePosting.run(target, fileId);
     }
+    for (const row of s.chunkHashesOf.all(fileId)) {
+      this.#removedHashes.add(Number(row.content_hash));
+    }
     s.deleteFile.run(fileId);
   }
 
@@ -304,7 +314,7 @@ export class TargetWriter {
       if (this.changed) {
         generation++;
         // Vectors of chunks that no longer exist go; those still referenced stay for reuse.
-        this.#statements.dropOrphanVectors.run();
+        for (const hash of this.#removedHashes) this.#statements.dropVectorIfOrphan.run(hash, hash);
       }
       writeMeta(this.#db, "generation", generation);
       writeMeta(this.#db, "head", meta.head ?? "");
@@ -316,10 +326,12 @@ export class TargetWriter {
     }
     this.#db.exec("COMMIT");
     this.#open = false;
+    this.#removedHashes.clear();
     return generation;
   }
 
   rollback(): void {
+    this.#removedHashes.clear();
     if (!this.#open) return;
     this.#open = false;
     try {
