@@ -163,9 +163,9 @@ interface ChunkTable {
 }
 
 /** Characters of decoded text a reader keeps (the texts read last). */
-const TEXT_CACHE_CHARS = 4_000_000;
+const TEXT_CACHE_CHARS = 1_000_000;
 /** Unpacked relation rows, and symbols, a reader keeps (of the files read last). */
-const ROW_CACHE = 40_000;
+const ROW_CACHE = 20_000;
 
 /**
  * A map that keeps the entries used last up to a total weight (an entry over a
@@ -234,6 +234,7 @@ export class TargetReader {
   /** Of this generation, the last decoded texts, unpacked relations and symbols read. */
   readonly #texts = new Lru<string, string>(TEXT_CACHE_CHARS, (text) => text.length);
   readonly #relations = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length);
+  readonly #imports = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length + 1);
   readonly #fileSymbols = new Lru<string, StoredSymbol[]>(ROW_CACHE, (rows) => rows.length);
 
   /** Names the target across threads of a process (its database path), for shared caches. */
@@ -299,6 +300,7 @@ export class TargetReader {
       this.#memo.clear();
       this.#texts.clear();
       this.#relations.clear();
+      this.#imports.clear();
       this.#fileSymbols.clear();
       this.#memoGeneration = generation;
     }
@@ -685,9 +687,26 @@ export class TargetReader {
     return this.#relationsOfPath(path, (row) => row.fromSymbol === symbolId);
   }
 
-  /** The import relations of a file (its bindings). */
+  /**
+   * The import relations of a file (its bindings). Resolution asks this of
+   * every file holding a reference, so only the import rows are made and kept.
+   */
   importsOfFile(path: string): StoredRelation[] {
-    return this.#relationsOfPath(path, (row) => row.kind === "imports");
+    const id = this.fileId(path);
+    const file = id === undefined ? undefined : this.fileTable().files.get(id);
+    if (id === undefined || !file) return [];
+    let rows = this.#imports.get(id);
+    if (!rows) {
+      const isImport: RelationFilter = (row) => row.kind === "imports";
+      const whole = this.#relations.get(id);
+      rows = whole
+        ? whole.filter((row) =>
+          isImport({ kind: row.kind, target: row.target, fromSymbol: row.from_symbol })
+        )
+        : this.#unpackedRelations(id, isImport);
+      this.#imports.set(id, rows);
+    }
+    return rows.map((row) => storedRelation(row, file));
   }
 
   /** Import relations naming `name` with an alias (`import { name as alias }`). */
@@ -729,22 +748,36 @@ export class TargetReader {
     return id === undefined ? [] : this.#relationsOfFiles([id], keep);
   }
 
-  /** The packed relations of files, unpacked (only the rows `keep` wants), with their file. */
+  /**
+   * The packed relations of files, unpacked (only the rows `keep` wants), with
+   * their file. One file's rows are read whole and kept (a walk comes back to
+   * the same file); across many files (every file naming a target) only the
+   * wanted rows are made, and only files already kept are read from memory.
+   */
   #relationsOfFiles(ids: Iterable<number>, keep?: RelationFilter): StoredRelation[] {
     const files = this.fileTable().files;
+    const list = [...ids];
     const out: StoredRelation[] = [];
-    for (const id of ids) {
+    for (const id of list) {
       const file = files.get(id);
       if (!file) continue;
-      for (const relation of this.#fileRelations(id)) {
+      const cached = list.length === 1 ? this.#fileRelations(id) : this.#relations.get(id);
+      const rows = cached ?? this.#unpackedRelations(id, keep);
+      for (const relation of rows) {
         if (
-          keep &&
+          cached && keep &&
           !keep({ kind: relation.kind, target: relation.target, fromSymbol: relation.from_symbol })
         ) continue;
         out.push(storedRelation(relation, file));
       }
     }
     return out;
+  }
+
+  /** The rows of a file's packed relations that `keep` wants, not kept. */
+  #unpackedRelations(fileId: number, keep?: RelationFilter): RelationRow[] {
+    const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", fileId);
+    return row ? unpackRelations(row.data as Uint8Array, keep) : [];
   }
 
   /**
@@ -756,8 +789,7 @@ export class TargetReader {
   #fileRelations(fileId: number): RelationRow[] {
     const cached = this.#relations.get(fileId);
     if (cached) return cached;
-    const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", fileId);
-    const rows = row ? unpackRelations(row.data as Uint8Array) : [];
+    const rows = this.#unpackedRelations(fileId);
     this.#relations.set(fileId, rows);
     return rows;
   }

@@ -52,7 +52,7 @@ function configure(db: DatabaseSync, readOnly: boolean): void {
   db.exec("PRAGMA foreign_keys = ON");
   // A refresh is one transaction: the writer's cache holds its hot pages (the b-tree
   // interiors and the FTS segments being built); what spills goes to the WAL, unseen.
-  db.exec(`PRAGMA cache_size = ${readOnly ? -32_000 : -32_768}`);
+  db.exec(`PRAGMA cache_size = ${readOnly ? -4_096 : -32_768}`);
 }
 
 /** Checks that an open database is a target this build can read. */
