@@ -236,6 +236,7 @@ export class TargetReader {
   readonly #relations = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length);
   readonly #imports = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length + 1);
   readonly #fileSymbols = new Lru<string, StoredSymbol[]>(ROW_CACHE, (rows) => rows.length);
+  readonly #termMatches = new Lru<string, TermMatch[]>(ROW_CACHE * 4, (rows) => rows.length + 1);
 
   /** Names the target across threads of a process (its database path), for shared caches. */
   readonly target: string;
@@ -302,6 +303,7 @@ export class TargetReader {
       this.#relations.clear();
       this.#imports.clear();
       this.#fileSymbols.clear();
+      this.#termMatches.clear();
       this.#memoGeneration = generation;
     }
     if (this.#memo.has(key.name)) return this.#memo.get(key.name) as T;
@@ -457,6 +459,11 @@ export class TargetReader {
 
   /** The best `limit` chunks for one FTS5 expression, by bm25 (code terms 1, path terms 2). */
   termMatches(expression: string, limit: number): TermMatch[] {
+    // A common term costs most (bm25 of every chunk holding it) and comes back in many
+    // queries: the last ones stay for the generation.
+    const key = `${limit}\0${expression}`;
+    const cached = this.#termMatches.get(key);
+    if (cached) return cached;
     const table = this.#chunkTable();
     const matches: TermMatch[] = [];
     for (
@@ -471,6 +478,7 @@ export class TargetReader {
       if (at === undefined) continue;
       matches.push({ chunkId: table.ids[at], fileId: table.fileIds[at], rank: row.rank as number });
     }
+    this.#termMatches.set(key, matches);
     return matches;
   }
 
