@@ -1,152 +1,194 @@
 /**
- * `deno task bench --clients N`: a real daemon on a copy of the tree, indexed,
- * then part of the copy edited and N socket clients issuing the mixed actions
- * for S seconds while a refresh of the changed files runs. Reports
- * p50/p95/p99 per action (overall and during the refresh), errors, throughput
- * and the daemon's RSS.
+ * A real daemon serving the indexed target, measured from outside: a child
+ * `sextant daemon` on the target's workspace and cache (already indexed by
+ * the cold index, so it starts on a current target). In turn:
+ *
+ * 1. one client asks search, symbols and definition one at a time over
+ *    distinct definitions (socket latency with no contention);
+ * 2. N clients issue the mix for S seconds with nothing else running
+ *    ("serving"): latencies, errors, throughput, the daemon's largest VmRSS;
+ * 3. a tenth of the indexed files (at least 200, at most 1000) get a
+ *    function appended and N clients issue the mix while the daemon
+ *    refreshes them, until the
+ *    refresh is done and at least S seconds passed; the answers to requests
+ *    sent while the refresh ran are reported on their own.
+ *
+ * The daemon's VmHWM at the end covers its whole life, that refresh included.
  */
 import { join } from "node:path";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import type { RefreshReport } from "../src/indexer/refresh.ts";
-import { Workspace } from "../src/workspace/workspace.ts";
-import {
-  appendedFunction,
-  copyTree,
-  editableFiles,
-  paramsFor,
-  pickQueries,
-  removeTree,
-  type Target,
-} from "./_bench_corpus.ts";
+import { paramsFor } from "./_bench_actions.ts";
+import { appendedFunction, type Definition, editableFiles, type Target } from "./_bench_corpus.ts";
 import { log } from "./_bench_report.ts";
 import {
   type LatencyStats,
-  latencyStats,
   loadAverage,
   MB,
   processRss,
+  ProcessRssSampler,
   round,
-  RSS_INTERVAL_MS,
+  timingStats,
 } from "./_bench_stats.ts";
 
 export interface LoadOptions {
   clients: number;
-  /** Seconds of load. */
+  /** Seconds of each load phase. */
   duration: number;
   /** Actions issued in turn. */
   mix: string[];
   /** The daemon's query Workers (its default when null). */
   queryWorkers: number | null;
-  keep: boolean;
 }
 
-export interface ConcurrentResult {
-  label: string;
-  root: string;
-  clients: number;
-  duration_s: number;
-  files: number;
-  lines: number;
-  cold_index_s: number;
-  changed_files: number;
-  refresh: { ms: number; parsed: number; plan: Record<string, number> } | null;
-  actions: Record<string, LatencyStats & { errors: number; during_refresh: number }>;
-  /** The same, over only the answers to requests sent while the refresh ran. */
-  actions_during_refresh: Record<string, LatencyStats>;
+/** Actions one client times one at a time, before the load. */
+export const SERIAL_ACTIONS = ["search", "symbols", "definition"];
+
+export type ActionLoad = LatencyStats & { errors: number };
+
+export interface LoadPhase {
+  seconds: number;
   requests: number;
   errors: number;
-  error_samples: string[];
   throughput_rps: number;
-  daemon_peak_rss_mb: number;
-  daemon_max_rss_during_load_mb: number;
-  daemon_rss_after_mb: number;
-  /** The daemon's answer-cache counters at the end (repeated identical queries). */
-  daemon_cache: { hits: number; misses: number } | null;
-  /** The machine's 1-minute load average before and after the load (other work included). */
-  load_average: [number | null, number | null];
-  cpus: number;
+  actions: Record<string, ActionLoad>;
+  /** The daemon's largest VmRSS sampled during the phase. */
+  rss_max_mb: number;
 }
 
-/** Latencies of one action under load. */
-interface ActionSamples {
-  ms: number[];
-  duringMs: number[];
-  errors: number;
-  during: number;
+export interface DaemonResult {
+  clients: number;
+  duration_s: number;
+  mix: string[];
+  query_workers: number | null;
+  /** Seconds from spawning the daemon to its answer to `initialize`. */
+  startup_s: number;
+  /** The daemon's first `refresh`, through the socket, on the target the cold index left. */
+  first_refresh: { ms: number; parsed: number };
+  /** One client, one request at a time, distinct definitions. */
+  serial: Record<string, ActionLoad>;
+  /** The daemon's VmRSS after the serial requests: serving, idle. */
+  rss_idle_mb: number;
+  serving: LoadPhase;
+  during_refresh: LoadPhase & {
+    changed_files: number;
+    refresh: { ms: number; parsed: number } | null;
+    /** The same, over only the answers to requests sent while the refresh ran. */
+    sent_while_refreshing: Record<string, ActionLoad>;
+  };
+  /** VmHWM at the end: the daemon's peak over its life (the refresh included). */
+  peak_rss_mb: number;
+  rss_after_mb: number;
+  /** The daemon's answer-cache counters at the end. */
+  cache: { hits: number; misses: number } | null;
+  error_samples: string[];
+  load_average: [number | null, number | null];
+}
+
+/** A tenth of the indexed files, at least 200 (all of a small tree), at most 1000. */
+function changedFileCount(indexed: number): number {
+  return Math.min(1000, Math.max(200, Math.round(indexed / 10)));
 }
 
 /** A daemon process started for the bench, and the client that controls it. */
 interface BenchDaemon {
   process: Deno.ChildProcess;
   control: DaemonClient;
-  pid: number;
+  socket: string;
 }
 
-export async function benchConcurrent(
+export async function benchDaemon(
   target: Target,
-  options: LoadOptions,
-): Promise<ConcurrentResult> {
-  const work = Deno.makeTempDirSync({ prefix: "sextant-bench-concurrent-" });
-  const tree = join(work, "tree");
-  const cache = join(work, "cache");
-  const socket = join(work, "run", "d.sock");
-  log(`${target.label}: copying to ${tree}…`);
-  await copyTree(target.directory, tree);
-  const process = spawnDaemon({ tree, cache, socket, queryWorkers: options.queryWorkers });
+  options: LoadOptions & {
+    /** Asked one at a time by one client (distinct). */
+    serial: Definition[];
+    /** Asked in turn by the load clients. */
+    definitions: Definition[];
+    /** Indexed files: a tenth of them change during the load (see changedFileCount). */
+    files: number;
+  },
+): Promise<DaemonResult> {
+  const socket = join(target.workDirectory, "run", "d.sock");
+  const loadBefore = loadAverage();
+  const started = performance.now();
+  const process = spawnDaemon(target, socket, options.queryWorkers);
   try {
     const daemon = await connectDaemon(process, socket);
-    log("  cold index through the daemon…");
-    const coldStarted = performance.now();
-    const cold = await daemon.control.request("refresh", {}) as {
-      data: { reports: { files: number; lines: number }[] };
+    const startup_s = round((performance.now() - started) / 1000, 2);
+    const firstStarted = performance.now();
+    const firstAnswer = await daemon.control.request("refresh", {}) as {
+      data: { reports: RefreshReport[] };
     };
-    const coldMs = performance.now() - coldStarted;
-    const { queries, changed } = await editTree({ tree, cache, files: cold.data.reports[0].files });
+    const first_refresh = {
+      ms: round(performance.now() - firstStarted, 1),
+      parsed: firstAnswer.data.reports.reduce((n, r) => n + r.parsed, 0),
+    };
+    log(`  daemon: serial ${SERIAL_ACTIONS.join("/")}…`);
+    const serial = await serialRequests(daemon.control, options.serial);
+    const rss_idle_mb = round(processRss(process.pid).rss / MB, 1);
+    const errorSamples: string[] = [];
+    log(`  daemon: ${options.clients} clients × ${options.duration}s of ${options.mix.join("/")}…`);
+    const serving = await loadPhase({
+      daemon,
+      options,
+      errorSamples,
+      until: (elapsed) => elapsed >= options.duration * 1000,
+    });
+    const changed = editableFiles(target, changedFileCount(options.files));
+    for (const [n, file] of changed.entries()) {
+      Deno.writeTextFileSync(join(file.root, file.path), appendedFunction(file.path, n), {
+        append: true,
+      });
+    }
     log(
-      `  ${changed.length} files changed; ${options.clients} clients × ${options.duration}s of ` +
-        `${options.mix.join("/")} during the refresh…`,
+      `  daemon: ${options.clients} clients during a refresh of ${changed.length} changed files…`,
     );
-    const load = await runLoad({ daemon, socket, queries, options });
-    const rss = processRss(daemon.pid);
-    const finalStatus = await daemon.control.request("status").catch(() => null) as
-      | { data: { daemon: { cache: { hits: number; misses: number } } } }
+    const refresh = refreshUnderLoad(daemon.control, errorSamples);
+    const during = await loadPhase({
+      daemon,
+      options,
+      errorSamples,
+      onStart: refresh.start,
+      refreshing: refresh.running,
+      until: (elapsed) => refresh.finished() && elapsed >= options.duration * 1000,
+    });
+    const refreshResult = await refresh.result();
+    const rss = processRss(process.pid);
+    const status = await daemon.control.request("status").catch(() => null) as
+      | { data?: { daemon?: { cache?: { hits: number; misses: number } } } }
       | null;
-    for (const client of load.clients) client.close();
     daemon.control.close();
-    const summary = summariseSamples(load.samples);
     return {
-      label: target.label,
-      root: target.directory,
       clients: options.clients,
-      duration_s: round(load.ms / 1000, 1),
-      files: cold.data.reports[0].files,
-      lines: cold.data.reports[0].lines,
-      cold_index_s: round(coldMs / 1000, 2),
-      changed_files: changed.length,
-      refresh: load.refresh,
-      ...summary,
-      error_samples: load.errorSamples,
-      throughput_rps: round(summary.requests / (load.ms / 1000), 1),
-      daemon_peak_rss_mb: round(rss.peak / MB, 0),
-      daemon_max_rss_during_load_mb: round(load.maxRss / MB, 0),
-      daemon_rss_after_mb: round(rss.rss / MB, 0),
-      daemon_cache: finalStatus?.data.daemon.cache ?? null,
-      load_average: load.loadAverage,
-      cpus: navigator.hardwareConcurrency,
+      duration_s: options.duration,
+      mix: options.mix,
+      query_workers: options.queryWorkers,
+      startup_s,
+      first_refresh,
+      serial,
+      rss_idle_mb,
+      serving: serving.phase,
+      during_refresh: {
+        ...during.phase,
+        changed_files: changed.length,
+        refresh: refreshResult,
+        sent_while_refreshing: during.whileRefreshing,
+      },
+      peak_rss_mb: round(rss.peak / MB, 1),
+      rss_after_mb: round(rss.rss / MB, 1),
+      cache: status?.data?.daemon?.cache ?? null,
+      error_samples: errorSamples,
+      load_average: [loadBefore, loadAverage()],
     };
   } finally {
     try {
       process.kill("SIGTERM");
     } catch { /* gone */ }
     await process.status;
-    if (!options.keep) removeTree(work);
   }
 }
 
-function spawnDaemon(
-  options: { tree: string; cache: string; socket: string; queryWorkers: number | null },
-): Deno.ChildProcess {
-  const { queryWorkers } = options;
+function spawnDaemon(target: Target, socket: string, queryWorkers: number | null) {
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -157,167 +199,148 @@ function spawnDaemon(
       "--quiet",
       ...(queryWorkers === null ? [] : ["--query-workers", String(queryWorkers)]),
       "--socket",
-      options.socket,
+      socket,
+      "--cache-dir",
+      target.cacheDirectory,
       "--workspace",
-      options.tree,
+      target.workspaceDirectory,
     ],
-    env: { SEXTANT_CACHE_DIR: options.cache },
     stdin: "null",
     stdout: "null",
     stderr: "inherit",
   }).spawn();
 }
 
-/** Waits up to a minute for the daemon to answer, then introduces the bench to it. */
+/** Waits up to two minutes for the daemon to answer, then introduces the bench to it. */
 async function connectDaemon(process: Deno.ChildProcess, socket: string): Promise<BenchDaemon> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   let control: DaemonClient | null = null;
   while (!control && Date.now() < deadline) {
     control = await DaemonClient.connect(socket).catch(() => null);
     if (!control) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (!control) throw new Error("the daemon did not start");
-  const hello = await control.request("initialize", { agent: "bench" }) as {
-    server: { pid: number };
+  await control.request("initialize", { agent: "bench" });
+  return { process, control, socket };
+}
+
+async function serialRequests(
+  control: DaemonClient,
+  definitions: Definition[],
+): Promise<Record<string, ActionLoad>> {
+  const serial: Record<string, ActionLoad> = {};
+  for (const action of SERIAL_ACTIONS) {
+    const ms: number[] = [];
+    let errors = 0;
+    for (const definition of definitions) {
+      const started = performance.now();
+      try {
+        await control.request(action, paramsFor(action, definition));
+        ms.push(performance.now() - started);
+      } catch {
+        errors++;
+      }
+    }
+    serial[action] = { ...timingStats(ms), errors };
+  }
+  return serial;
+}
+
+/** N clients issuing the mix in turn until `until(elapsed ms)` says stop. */
+async function loadPhase(options: {
+  daemon: BenchDaemon;
+  options: LoadOptions & { definitions: Definition[] };
+  errorSamples: string[];
+  until: (elapsedMs: number) => boolean;
+  /** Called once the clients are connected, just before the first request. */
+  onStart?: () => void;
+  /** While this says true, answers are also counted as sent during the refresh. */
+  refreshing?: () => boolean;
+}): Promise<{ phase: LoadPhase; whileRefreshing: Record<string, ActionLoad> }> {
+  const { daemon, errorSamples } = options;
+  const { clients: count, mix, definitions } = options.options;
+  const clients = await Promise.all(
+    Array.from({ length: count }, () => DaemonClient.connect(daemon.socket)),
+  );
+  const all = new Map(mix.map((action) => [action, { ms: [] as number[], errors: 0 }]));
+  const during = new Map(mix.map((action) => [action, { ms: [] as number[], errors: 0 }]));
+  const sampler = new ProcessRssSampler(daemon.process.pid).start();
+  options.onStart?.();
+  const started = performance.now();
+  let issued = 0;
+  await Promise.all(clients.map(async (client) => {
+    while (!options.until(performance.now() - started)) {
+      const i = issued++;
+      const action = mix[i % mix.length];
+      const definition = definitions[(i * 7919) % definitions.length];
+      const whileRefreshing = options.refreshing?.() ?? false;
+      const sent = performance.now();
+      try {
+        await client.request(action, paramsFor(action, definition));
+        const ms = performance.now() - sent;
+        all.get(action)!.ms.push(ms);
+        if (whileRefreshing) during.get(action)!.ms.push(ms);
+      } catch (error) {
+        all.get(action)!.errors++;
+        if (whileRefreshing) during.get(action)!.errors++;
+        if (errorSamples.length < 10) {
+          const code = error instanceof RpcFailure ? error.code : "";
+          errorSamples.push(`${action}: ${code} ${(error as Error).message}`);
+        }
+      }
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const rss = sampler.stop();
+  for (const client of clients) client.close();
+  const summarise = (buckets: typeof all) =>
+    Object.fromEntries(
+      [...buckets].map(([action, b]) => [action, { ...timingStats(b.ms), errors: b.errors }]),
+    );
+  const actions = summarise(all);
+  const requests = [...all.values()].reduce((n, b) => n + b.ms.length + b.errors, 0);
+  const errors = [...all.values()].reduce((n, b) => n + b.errors, 0);
+  return {
+    phase: {
+      seconds: round(seconds, 2),
+      requests,
+      errors,
+      throughput_rps: round(requests / seconds, 1),
+      actions,
+      rss_max_mb: round(rss.maxRss / MB, 1),
+    },
+    whileRefreshing: summarise(during),
   };
-  return { process, control, pid: hello.server.pid };
 }
 
 /**
- * Picks the identifiers to ask for (many, so the answer cache rarely answers;
- * its hits are reported) and appends a function to a tenth of the files (at
- * least 200), read from the index the daemon just built.
+ * A refresh through the control client, started by the load phase once its
+ * clients are connected (so the first requests are sent while it runs).
  */
-async function editTree(
-  options: { tree: string; cache: string; files: number },
-): Promise<{ queries: string[]; changed: string[] }> {
-  const workspace = await Workspace.open({
-    directory: options.tree,
-    cacheDirectory: options.cache,
-  });
-  const indexed = { workspace, repo: workspace.repositories[0] };
-  const queries = pickQueries(indexed, 2000);
-  const changed = editableFiles(indexed, Math.max(200, Math.round(options.files / 10)));
-  workspace.close();
-  for (const [n, path] of changed.entries()) {
-    Deno.writeTextFileSync(join(options.tree, path), appendedFunction(path, n), { append: true });
-  }
-  return { queries, changed };
-}
-
-/** The clients' requests for the duration, while one refresh of the edited tree runs. */
-async function runLoad(options: {
-  daemon: BenchDaemon;
-  socket: string;
-  queries: string[];
-  options: LoadOptions;
-}) {
-  const { daemon, queries } = options;
-  const { clients: count, duration, mix } = options.options;
-  const clients = await Promise.all(
-    Array.from({ length: count }, () => DaemonClient.connect(options.socket)),
-  );
-  const record = new LoadRecord(mix);
-  let maxRss = 0;
-  const rssTimer = setInterval(() => {
-    maxRss = Math.max(maxRss, processRss(daemon.pid).rss);
-  }, RSS_INTERVAL_MS);
-  const loadStarted = performance.now();
-  const stopAt = loadStarted + duration * 1000;
-  const refresh = timedRefresh(daemon.control, record);
-  const loadBefore = loadAverage();
-  let issued = 0;
-  await Promise.all(clients.map(async (client) => {
-    while (performance.now() < stopAt) {
-      const i = issued++;
-      const action = mix[i % mix.length];
-      const identifier = queries[(i * 7919) % Math.max(1, queries.length)] ?? "main";
-      await record.time(action, () => client.request(action, paramsFor(action, identifier)));
-    }
-  }));
-  const loadAfter = loadAverage();
-  const ms = performance.now() - loadStarted;
-  const refreshResult = await refresh;
-  clearInterval(rssTimer);
-  return {
-    clients,
-    samples: record.samples,
-    errorSamples: record.errorSamples,
-    ms,
-    maxRss,
-    refresh: refreshResult,
-    loadAverage: [loadBefore, loadAfter] as [number | null, number | null],
-  };
-}
-
-/** The refresh the load runs against; the record knows while it runs. */
-async function timedRefresh(
-  control: DaemonClient,
-  record: LoadRecord,
-): Promise<ConcurrentResult["refresh"]> {
-  const started = performance.now();
-  try {
-    const answer = await control.request("refresh", {});
-    const report = (answer as { data: { reports: RefreshReport[] } }).data.reports[0];
-    return { ms: round(performance.now() - started, 1), parsed: report.parsed, plan: report.plan };
-  } catch (error) {
-    record.errorSamples.push(`refresh: ${(error as Error).message}`);
-    return null;
-  } finally {
-    record.refreshing = false;
-  }
-}
-
-/** Latencies and errors per action, split by whether the refresh was running when sent. */
-class LoadRecord {
-  readonly samples: Map<string, ActionSamples>;
-  readonly errorSamples: string[] = [];
-  refreshing = true;
-
-  constructor(actions: string[]) {
-    this.samples = new Map(
-      actions.map((action) => [action, { ms: [], duringMs: [], errors: 0, during: 0 }]),
-    );
-  }
-
-  /** Times one request; a failure is counted (and the first ten kept), never thrown. */
-  async time(action: string, request: () => Promise<unknown>): Promise<void> {
-    const bucket = this.samples.get(action)!;
-    const during = this.refreshing;
-    const started = performance.now();
+function refreshUnderLoad(control: DaemonClient, errorSamples: string[]) {
+  let started = false;
+  let finished = false;
+  let result: Promise<{ ms: number; parsed: number } | null> = Promise.resolve(null);
+  const run = async () => {
+    const startedAt = performance.now();
     try {
-      await request();
-      bucket.ms.push(performance.now() - started);
-      if (during) {
-        bucket.during++;
-        bucket.duringMs.push(performance.now() - started);
-      }
+      const answer = await control.request("refresh", {}) as { data: { reports: RefreshReport[] } };
+      const parsed = answer.data.reports.reduce((n, r) => n + r.parsed, 0);
+      return { ms: round(performance.now() - startedAt, 1), parsed };
     } catch (error) {
-      bucket.errors++;
-      if (this.errorSamples.length < 10) {
-        const code = error instanceof RpcFailure ? error.code : "";
-        this.errorSamples.push(`${action}: ${code} ${(error as Error).message}`);
-      }
+      errorSamples.push(`refresh: ${(error as Error).message}`);
+      return null;
+    } finally {
+      finished = true;
     }
-  }
-}
-
-function summariseSamples(samples: Map<string, ActionSamples>) {
-  const actions: ConcurrentResult["actions"] = {};
-  const actionsDuring: ConcurrentResult["actions_during_refresh"] = {};
-  let requests = 0;
-  let errors = 0;
-  for (const [action, bucket] of samples) {
-    actions[action] = {
-      ...latencyStats(bucket.ms.map((ms) => ({ query: "", ms, hits: 0 }))),
-      errors: bucket.errors,
-      during_refresh: bucket.during,
-    };
-    actionsDuring[action] = latencyStats(
-      bucket.duringMs.map((ms) => ({ query: "", ms, hits: 0 })),
-    );
-    requests += bucket.ms.length + bucket.errors;
-    errors += bucket.errors;
-  }
-  return { actions, actions_during_refresh: actionsDuring, requests, errors };
+  };
+  return {
+    start: () => {
+      started = true;
+      result = run();
+    },
+    running: () => started && !finished,
+    finished: () => finished,
+    result: () => result,
+  };
 }

@@ -1,45 +1,41 @@
 /**
- * The peers `deno task bench` runs beside Sextant on the same tree, when they
- * are installed: universal-ctags (`ctags -R`, against the cold index) and
- * ripgrep (`rg -c -F IDENT`, against search). Every peer timing includes one
- * process spawn, measured on its own as the floor.
+ * The peers `deno task bench` runs beside Sextant on the same trees, in the
+ * same run, when they are installed: universal-ctags (`ctags -R`, against the
+ * cold index), ripgrep (`rg -c -F TERM`, against search, on the same terms)
+ * and ast-grep (`ast-grep run --json=stream`, against structural grep, on the
+ * same patterns). A missing peer is skipped with a note. Every peer timing
+ * includes one process spawn, measured on its own as the floor.
  */
+import type { GrepPattern } from "./_bench_actions.ts";
 import { log } from "./_bench_report.ts";
-import { RG_QUERIES, type SextantResult } from "./_bench_sextant.ts";
-import { median, ratio, round } from "./_bench_stats.ts";
+import { median, percentile, round } from "./_bench_stats.ts";
 
-const RG_RUNS = 5;
-
-export interface PeerTiming {
-  tool: string;
+export interface CtagsResult {
   version: string;
-  median_ms: number;
+  s: number;
+  tags: number;
+}
+
+export interface RgResult {
+  version: string;
+  /** One timing per term, in order. */
   runs_ms: number[];
-  detail: Record<string, unknown>;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
 }
 
-export interface PeerResults {
-  /** Wall time of spawning a no-op process; included in every peer timing. */
-  spawn_overhead_ms: number | null;
-  ctags: PeerTiming | null;
-  rg: PeerTiming | null;
-  ratios: { cold_vs_ctags: number | null; search_p50_vs_rg: number | null };
+export interface AstGrepRun {
+  pattern: string;
+  language: string;
+  ms: number;
+  matches: number;
+  error?: string;
 }
 
-/** Every peer on the tree, with Sextant's figures beside them as ratios. */
-export async function measurePeers(root: string, sextant: SextantResult): Promise<PeerResults> {
-  log("  peers: ctags, rg…");
-  const ctags = await measureCtags(root);
-  const rg = await measureRg(root, sextant.queries.slice(0, RG_QUERIES));
-  return {
-    spawn_overhead_ms: await spawnOverhead(root),
-    ctags,
-    rg,
-    ratios: {
-      cold_vs_ctags: ratio(sextant.cold_s * 1000, ctags?.median_ms),
-      search_p50_vs_rg: ratio(sextant.search.p50_ms, rg?.median_ms),
-    },
-  };
+export interface AstGrepResult {
+  version: string;
+  runs: AstGrepRun[];
 }
 
 /** The first line of `tool --version`, or null when the tool is not installed. */
@@ -49,8 +45,7 @@ export async function toolVersion(tool: string): Promise<string | null> {
       args: ["--version"],
       stdout: "piped",
       stderr: "null",
-    })
-      .output();
+    }).output();
     if (!out.success) return null;
     return new TextDecoder().decode(out.stdout).split("\n")[0].trim();
   } catch {
@@ -58,70 +53,120 @@ export async function toolVersion(tool: string): Promise<string | null> {
   }
 }
 
-/** Wall time of one command run in `cwd`, output discarded. */
-export async function timeCommand(
-  options: { tool: string; args: string[]; cwd: string },
-): Promise<number> {
+/** Wall time of one command run in `cwd`, and its stdout when asked for. */
+async function run(
+  options: { tool: string; args: string[]; cwd: string; keepOutput?: boolean },
+): Promise<{ ms: number; stdout: string; code: number }> {
   const started = performance.now();
-  await new Deno.Command(options.tool, {
+  const out = await new Deno.Command(options.tool, {
     args: options.args,
     cwd: options.cwd,
-    stdout: "null",
+    stdout: options.keepOutput ? "piped" : "null",
     stderr: "null",
   }).output();
-  return performance.now() - started;
+  const ms = performance.now() - started;
+  const stdout = options.keepOutput ? new TextDecoder().decode(out.stdout) : "";
+  return { ms, stdout, code: out.code };
 }
 
-async function measureCtags(root: string): Promise<PeerTiming | null> {
+/** `ctags -R` over every root, once; null (with a note) when ctags is absent. */
+export async function measureCtags(roots: string[], notes: string[]): Promise<CtagsResult | null> {
   const version = await toolVersion("ctags");
-  if (!version) return null;
-  if (!version.includes("Universal Ctags")) log(`  note: ctags is not universal-ctags: ${version}`);
+  if (!version) {
+    notes.push("ctags is not installed: cold index vs ctags -R skipped");
+    return null;
+  }
+  if (!version.includes("Universal Ctags")) notes.push(`ctags is not universal-ctags: ${version}`);
+  log("  peer: ctags -R…");
   const tagsFile = Deno.makeTempFileSync({ prefix: "sextant-bench-", suffix: ".tags" });
   try {
-    const ms = await timeCommand({ tool: "ctags", args: ["-R", "-f", tagsFile, "."], cwd: root });
+    const { ms } = await run({
+      tool: "ctags",
+      args: ["-R", "-f", tagsFile, ...roots],
+      cwd: roots[0],
+    });
     const text = Deno.readTextFileSync(tagsFile);
     const tags = text.split("\n").filter((line) => line !== "" && !line.startsWith("!_")).length;
-    return {
-      tool: "ctags",
-      version,
-      median_ms: round(ms),
-      runs_ms: [round(ms)],
-      detail: { command: `ctags -R -f ${tagsFile} .`, tags },
-    };
+    return { version, s: round(ms / 1000, 3), tags };
   } finally {
     Deno.removeSync(tagsFile);
   }
 }
 
-async function measureRg(root: string, identifiers: string[]): Promise<PeerTiming | null> {
+/** `rg -c -F -- TERM` over every root, once per term after one warm-up; null when rg is absent. */
+export async function measureRg(
+  roots: string[],
+  terms: string[],
+  notes: string[],
+): Promise<RgResult | null> {
   const version = await toolVersion("rg");
-  if (!version || identifiers.length === 0) return null;
+  if (!version) {
+    notes.push("rg is not installed: search vs rg -c skipped");
+    return null;
+  }
+  if (terms.length === 0) return null;
+  log(`  peer: rg -c on ${terms.length} terms…`);
+  const rgArgs = (term: string) => ["-c", "-F", "--", term, ...roots];
+  await run({ tool: "rg", args: rgArgs(terms[0]), cwd: roots[0] }); // warm the page cache
   const runs: number[] = [];
-  const perQuery: Record<string, number> = {};
-  for (const ident of identifiers) {
-    const own: number[] = [];
-    for (let i = 0; i < RG_RUNS; i++) {
-      own.push(await timeCommand({ tool: "rg", args: ["-c", "-F", "--", ident], cwd: root }));
-    }
-    perQuery[ident] = round(median(own), 3);
-    runs.push(...own);
+  for (const term of terms) {
+    runs.push((await run({ tool: "rg", args: rgArgs(term), cwd: roots[0] })).ms);
   }
   return {
-    tool: "rg",
     version,
-    median_ms: round(median(runs), 3),
     runs_ms: runs.map((ms) => round(ms, 3)),
-    detail: { command: "rg -c -F IDENT", per_query_median_ms: perQuery },
+    p50_ms: round(percentile(runs, 50), 3),
+    p95_ms: round(percentile(runs, 95), 3),
+    p99_ms: round(percentile(runs, 99), 3),
   };
 }
 
+/** `ast-grep run --json=stream` per pattern over every root; null when ast-grep is absent. */
+export async function measureAstGrep(
+  roots: string[],
+  patterns: GrepPattern[],
+  notes: string[],
+): Promise<AstGrepResult | null> {
+  const version = await toolVersion("ast-grep");
+  if (!version) {
+    notes.push("ast-grep is not installed: grep vs ast-grep skipped");
+    return null;
+  }
+  log(`  peer: ast-grep on ${patterns.length} patterns…`);
+  const runs: AstGrepRun[] = [];
+  for (const pattern of patterns) {
+    const out = await run({
+      tool: "ast-grep",
+      args: [
+        "run",
+        "--pattern",
+        pattern.pattern,
+        "--lang",
+        pattern.language,
+        "--json=stream",
+        ...roots,
+      ],
+      cwd: roots[0],
+      keepOutput: true,
+    });
+    const matches = out.stdout.split("\n").filter((line) => line.trim() !== "").length;
+    runs.push({
+      pattern: pattern.pattern,
+      language: pattern.language,
+      ms: round(out.ms, 3),
+      matches,
+      // Exit 1 means no match; 2 is an error (a pattern or language it cannot take).
+      ...(out.code > 1 ? { error: `ast-grep exited with ${out.code}` } : {}),
+    });
+  }
+  return { version, runs };
+}
+
 /** Median wall time of spawning `true`: the floor under every peer timing. */
-async function spawnOverhead(root: string): Promise<number | null> {
+export async function spawnOverhead(cwd: string): Promise<number | null> {
   const runs: number[] = [];
   try {
-    for (let i = 0; i < RG_RUNS; i++) {
-      runs.push(await timeCommand({ tool: "true", args: [], cwd: root }));
-    }
+    for (let i = 0; i < 5; i++) runs.push((await run({ tool: "true", args: [], cwd })).ms);
   } catch {
     return null;
   }

@@ -1,180 +1,311 @@
 /** What `deno task bench` prints: tables on stdout, progress on stderr, and the JSON document. */
-import type { Target } from "./_bench_corpus.ts";
-import type { ConcurrentResult } from "./_bench_load.ts";
-import type { PeerResults } from "./_bench_peers.ts";
-import { NOOP_RUNS, ONE_FILE_RUNS, RG_QUERIES, type SextantResult } from "./_bench_sextant.ts";
-import type { LatencyStats } from "./_bench_stats.ts";
-
-/** One measured tree: Sextant's figures and its peers'. */
-export interface TargetResult {
-  label: string;
-  kind: Target["kind"];
-  root: string;
-  synthetic?: Target["synthetic"];
-  sextant: SextantResult;
-  peers: PeerResults;
-}
+import { AGENT_ACTIONS, IMPACT_DEPTH } from "./_bench_actions.ts";
+import type { Figures } from "./_bench_figures.ts";
+import type { DaemonResult, LoadPhase } from "./_bench_load.ts";
+import type { TargetResult } from "./_bench_sextant.ts";
+import type { Growth } from "./_bench_scale.ts";
 
 /** Progress goes to stderr, so stdout holds only the report. */
 export function log(message: string): void {
   console.error(message);
 }
 
-export function printReport(results: TargetResult[]): void {
-  console.log("");
-  console.log(sextantTable(results));
-  console.log("");
-  console.log(peerTable(results));
-  console.log("");
-  for (const r of results) {
-    console.log(`${r.label}: queries ${r.sextant.queries.join(", ")}`);
-    console.log(
-      `  rg identifiers ${r.sextant.queries.slice(0, RG_QUERIES).join(", ")}; ` +
-        `sextant search p50 on those ${fmt(r.sextant.search_p50_rg_queries_ms)} ms; ` +
-        `peer times include ${fmt(r.peers.spawn_overhead_ms)} ms process spawn`,
-    );
-  }
-}
-
-export function printConcurrent(results: ConcurrentResult[]): void {
-  for (const r of results) {
-    console.log("");
-    console.log(
-      `${r.label}: ${fmt(r.files, 0)} files, ${
-        fmt(r.lines, 0)
-      } lines; cold index ${r.cold_index_s}s; ` +
-        `${r.clients} clients for ${r.duration_s}s while refreshing ${r.changed_files} changed files` +
-        (r.refresh ? ` (refresh ${fmt(r.refresh.ms / 1000, 2)}s, parsed ${r.refresh.parsed})` : ""),
-    );
-    console.log(concurrentTable(r));
-    console.log(
-      `requests ${r.requests}, errors ${r.errors}, throughput ${r.throughput_rps} req/s; ` +
-        `daemon RSS peak ${r.daemon_peak_rss_mb} MB (VmHWM, includes the cold index), ` +
-        `max during load ${r.daemon_max_rss_during_load_mb} MB, after ${r.daemon_rss_after_mb} MB; ` +
-        `answer cache ${r.daemon_cache?.hits ?? "?"} hits / ${
-          r.daemon_cache?.misses ?? "?"
-        } misses`,
-    );
-    console.log(
-      `machine: ${r.cpus} CPUs, 1-min load average ${r.load_average[0]} before / ` +
-        `${r.load_average[1]} after the load (other processes included)`,
-    );
-    for (const sample of r.error_samples) console.log(`  error: ${sample}`);
-  }
-}
-
-/** Writes the results of the default mode with the machine they were measured on. */
-export function writeJson(
-  options: { path: string; startedAt: string; results: TargetResult[] },
-): void {
-  const { path, startedAt, results } = options;
-  const document = {
-    tool: "sextant-bench",
-    format: 1,
-    started_at: startedAt,
-    deno: Deno.version.deno,
-    os: Deno.build.os,
-    arch: Deno.build.arch,
-    cpus: navigator.hardwareConcurrency,
-    targets: results,
+/** The JSON document of one run; `format` changes when a field changes meaning. */
+export interface BenchDocument {
+  tool: "sextant-bench";
+  format: 2;
+  mode: "targets" | "scale";
+  started_at: string;
+  finished_at: string;
+  argv: string[];
+  machine: {
+    deno: string;
+    os: string;
+    arch: string;
+    cpus: number;
+    load_average_start: number | null;
+    load_average_end: number | null;
   };
+  targets: TargetResult[];
+  growth?: Growth;
+}
+
+export function writeJson(path: string, document: BenchDocument): void {
   Deno.writeTextFileSync(path, JSON.stringify(document, null, 2) + "\n");
   log(`wrote ${path}`);
 }
 
-/** Writes the results of the concurrent mode. */
-export function writeConcurrentJson(
-  options: { path: string; startedAt: string; results: ConcurrentResult[] },
-): void {
-  const { path, startedAt, results } = options;
-  Deno.writeTextFileSync(
-    path,
-    JSON.stringify(
-      { tool: "sextant-bench", mode: "concurrent", started_at: startedAt, targets: results },
-      null,
-      2,
-    ) + "\n",
-  );
-  log(`wrote ${path}`);
+/** Every table of a run of one or more targets. */
+export function printTargets(results: TargetResult[]): void {
+  console.log("");
+  console.log(issueTable(results));
+  for (const r of results) {
+    console.log("");
+    console.log(`${r.label}: every action alone, warm, in this process`);
+    console.log(actionTable(r));
+    console.log("");
+    console.log(`${r.label}: structural grep (every match, cursors followed) beside ast-grep`);
+    console.log(grepTable(r));
+    if (r.daemon) {
+      console.log("");
+      console.log(`${r.label}: ${daemonSummary(r.daemon)}`);
+      console.log(daemonTable(r.daemon));
+    }
+    for (const note of r.notes) console.log(`  note: ${note}`);
+  }
 }
 
-const METRIC_ROWS: [string, (s: SextantResult) => string][] = [
-  ["files", (s) => fmt(s.files, 0)],
-  ["MB", (s) => fmt(s.mb)],
-  ["lines", (s) => fmt(s.lines, 0)],
-  ["cold index s", (s) => fmt(s.cold_s, 2)],
-  ["files/s", (s) => fmt(s.files_per_s, 0)],
-  ["MB/s", (s) => fmt(s.mb_per_s)],
-  ["lines/s", (s) => fmt(s.lines_per_s, 0)],
-  [`no-op refresh ms (median ${NOOP_RUNS})`, (s) => fmt(s.noop_ms, 1)],
-  [`one-file refresh ms (median ${ONE_FILE_RUNS})`, (s) => fmt(s.one_file_ms, 1)],
-  ["search p50/p95/p99 ms", (s) => latencyCell(s.search)],
-  ["symbols p50/p95/p99 ms", (s) => latencyCell(s.symbols)],
-  ["peak RSS MB (cold index)", (s) => fmt(s.peak_rss_mb, 0)],
-  ["target size MB (db + wal)", (s) => fmt(s.target_mb)],
-];
-
-function sextantTable(results: TargetResult[]): string {
-  const headers = ["sextant", ...results.map((r) => r.label)];
-  const rows = METRIC_ROWS.map(([name, cell]) => [name, ...results.map((r) => cell(r.sextant))]);
-  return renderTable(headers, rows);
-}
-
-function peerTable(results: TargetResult[]): string {
-  const headers = [
-    "target",
-    "sextant cold s",
-    "ctags -R s",
-    "cold/ctags",
-    "sextant search p50 ms",
-    "rg -c p50 ms",
-    "search/rg",
+/** Issue 12's table, one column per target. */
+function issueTable(results: TargetResult[]): string {
+  const rows: [string, (r: TargetResult, f: Figures) => string][] = [
+    [
+      "corpus",
+      (r) =>
+        `${fmt(r.corpus.files, 0)} files, ${fmt(r.corpus.lines, 0)} lines, ${fmt(r.corpus.mb)} MB`,
+    ],
+    [
+      "cold index",
+      (_, f) =>
+        `${fmt(f.cold_index_s, 2)} s = ${times(f.cold_index_vs_ctags, 1)} ctags -R (${
+          fmt(f.ctags_s, 2)
+        } s)`,
+    ],
+    ["cold index per 100k lines", (_, f) => `${fmt(f.s_per_100k_lines, 3)} s`],
+    [
+      "target on disk",
+      (_, f) =>
+        `${fmt((f.target_bytes ?? NaN) / 1e6, 1)} MB = ${
+          times(f.target_bytes_per_corpus_byte, 2)
+        } the corpus`,
+    ],
+    ["peak RSS while indexing", (_, f) => `${fmt(f.peak_rss_indexing_mb, 0)} MB`],
+    [
+      "daemon RSS serving",
+      (r, f) =>
+        r.daemon
+          ? `${fmt(f.daemon_rss_serving_mb, 0)} MB (${r.daemon.clients} clients; idle ${
+            fmt(f.daemon_rss_idle_mb, 0)
+          }, VmHWM ${fmt(f.daemon_peak_rss_mb, 0)})`
+          : "skipped",
+    ],
+    [
+      "search p50/p95/p99 warm, distinct",
+      (_, f) =>
+        `${ms3(f.search_p50_ms, f.search_p95_ms, f.search_p99_ms)} (rg -c ${
+          fmt(f.rg_p50_ms, 1)
+        } ms: ${times(f.search_p50_vs_rg, 2)})`,
+    ],
+    ["symbols p50 / p99", (_, f) => `${fmt(f.symbols_p50_ms)} / ${fmt(f.symbols_p99_ms)} ms`],
+    [
+      "definition / callers p50",
+      (_, f) => `${fmt(f.definition_p50_ms)} / ${fmt(f.callers_p50_ms)} ms`,
+    ],
+    [
+      `impact depth ${IMPACT_DEPTH} p50 / p99`,
+      (_, f) => `${fmt(f.impact_p50_ms)} / ${fmt(f.impact_p99_ms)} ms`,
+    ],
+    [
+      "references / callees / neighborhood p50",
+      (_, f) =>
+        `${fmt(f.references_p50_ms)} / ${fmt(f.callees_p50_ms)} / ${fmt(f.neighborhood_p50_ms)} ms`,
+    ],
+    ...AGENT_ACTIONS.map((action): [string, (r: TargetResult, f: Figures) => string] => [
+      `${action} p50 / p99`,
+      (r, f) =>
+        r.actions[action]?.status === "measured"
+          ? `${fmt(f[`${action}_p50_ms`])} / ${fmt(f[`${action}_p99_ms`])} ms`
+          : (r.actions[action]?.status ?? "absent"),
+    ]),
+    [
+      "clients during a refresh: search",
+      (r, f) =>
+        r.daemon
+          ? `p50 ${fmt(f.during_refresh_search_p50_ms, 1)} ms, p99 ${
+            fmt(f.during_refresh_search_p99_ms, 1)
+          } ms, ${fmt(f.during_refresh_errors, 0)} errors (${r.daemon.clients} clients)`
+          : "skipped",
+    ],
+    [
+      "no-op / one-file refresh",
+      (_, f) => `${fmt(f.noop_refresh_ms, 1)} / ${fmt(f.one_file_refresh_ms, 1)} ms`,
+    ],
+    [
+      "grep first query (cold files) p50",
+      (_, f) =>
+        `${fmt(f.grep_first_p50_ms, 1)} ms; ast-grep ${fmt(f.ast_grep_p50_ms, 1)} ms; ${
+          times(f.grep_first_vs_ast_grep, 3)
+        } (median of patterns)`,
+    ],
+    [
+      "grep patterns ≤ 0.1× ast-grep, first query",
+      (_, f) =>
+        `${fmt(f.grep_patterns_at_tenth_of_ast_grep, 0)} of ${fmt(f.grep_patterns, 0)}` +
+        (f.grep_selective_patterns
+          ? `; selective ${fmt(f.grep_selective_at_tenth_of_ast_grep, 0)} of ${
+            fmt(f.grep_selective_patterns, 0)
+          }`
+          : ""),
+    ],
+    [
+      "grep warm p50",
+      (_, f) => `${fmt(f.grep_warm_p50_ms, 1)} ms (${times(f.grep_warm_vs_ast_grep, 3)} ast-grep)`,
+    ],
+    [
+      "LSP routed overhead p50 / p95 (--lsp)",
+      (r, f) =>
+        r.lsp
+          ? `definition +${fmt(f.lsp_definition_overhead_p50_ms)} / +${
+            fmt(f.lsp_definition_overhead_p95_ms)
+          } ms (direct ${fmt(f.lsp_definition_direct_p50_ms)}); references +${
+            fmt(f.lsp_references_overhead_p50_ms)
+          } / +${fmt(f.lsp_references_overhead_p95_ms)} ms (direct ${
+            fmt(f.lsp_references_direct_p50_ms)
+          }), ${r.lsp.language}`
+          : "not measured",
+    ],
+    [
+      "load average (cold index)",
+      (r) =>
+        `${fmt(r.cold_index.load_average[0])} → ${
+          fmt(r.cold_index.load_average[1])
+        } on ${navigator.hardwareConcurrency} CPUs`,
+    ],
   ];
-  const rows = results.map((r) => [
-    r.label,
-    fmt(r.sextant.cold_s, 2),
-    r.peers.ctags ? fmt(r.peers.ctags.median_ms / 1000, 2) : "n/a",
-    fmt(r.peers.ratios.cold_vs_ctags) + (r.peers.ratios.cold_vs_ctags ? "x" : ""),
-    fmt(r.sextant.search.p50_ms),
-    r.peers.rg ? fmt(r.peers.rg.median_ms) : "n/a",
-    fmt(r.peers.ratios.search_p50_vs_rg) + (r.peers.ratios.search_p50_vs_rg ? "x" : ""),
-  ]);
-  return renderTable(headers, rows);
+  return renderTable(
+    ["measure", ...results.map((r) => r.label)],
+    rows.map(([name, cell]) => [name, ...results.map((r) => cell(r, r.figures))]),
+  );
 }
 
-function concurrentTable(r: ConcurrentResult): string {
-  const rows = Object.entries(r.actions).map(([action, stats]) => {
-    const during = r.actions_during_refresh[action];
-    return [
-      action,
-      fmt(stats.runs, 0),
-      fmt(stats.p50_ms),
-      fmt(stats.p95_ms),
-      fmt(stats.p99_ms),
-      fmt(stats.max_ms),
-      fmt(stats.errors, 0),
-      fmt(during.runs, 0),
-      during.runs ? `${fmt(during.p50_ms)} / ${fmt(during.p99_ms)}` : "n/a",
-    ];
-  });
+function actionTable(r: TargetResult): string {
+  const rows = Object.entries(r.actions).map(([action, t]) =>
+    t.status === "measured"
+      ? [
+        action,
+        fmt(t.runs, 0),
+        fmt(t.p50_ms),
+        fmt(t.p95_ms),
+        fmt(t.p99_ms),
+        fmt(t.max_ms),
+        fmt(t.mean_hits, 1),
+        fmt(t.errors, 0),
+        t.distinct ? "yes" : "no",
+      ]
+      : [action, "-", "-", "-", "-", "-", "-", fmt(t.errors ?? 0, 0), t.status]
+  );
+  return renderTable(
+    ["action", "runs", "p50 ms", "p95 ms", "p99 ms", "max ms", "hits", "errors", "distinct"],
+    rows,
+  );
+}
+
+function grepTable(r: TargetResult): string {
+  const rows = r.grep.patterns.map((p) => [
+    shortPattern(p.pattern),
+    p.language,
+    p.selective ? "yes" : "",
+    p.sextant.error ? "error" : fmt(p.sextant.first_ms, 1),
+    fmt(p.sextant.warm_p50_ms, 1),
+    fmt(p.ast_grep?.ms, 1),
+    times(p.first_vs_ast_grep, 3),
+    times(p.warm_vs_ast_grep, 3),
+    `${fmt(p.sextant.matches, 0)} / ${p.ast_grep ? fmt(p.ast_grep.matches, 0) : "-"}`,
+  ]);
   return renderTable(
     [
-      "action",
-      "answers",
-      "p50 ms",
-      "p95 ms",
-      "p99 ms",
-      "max ms",
-      "errors",
-      "during refresh",
-      "p50/p99 then",
+      "pattern",
+      "language",
+      "selective",
+      "first ms",
+      "warm ms",
+      "ast-grep ms",
+      "first/ast",
+      "warm/ast",
+      "matches (sextant / ast-grep)",
     ],
     rows,
   );
 }
 
-function latencyCell(stats: LatencyStats): string {
-  return `${fmt(stats.p50_ms)} / ${fmt(stats.p95_ms)} / ${fmt(stats.p99_ms)}`;
+/** A pattern on one line of at most 40 characters (newlines shown as ⏎). */
+function shortPattern(pattern: string): string {
+  const line = pattern.replace(/\n\s*/g, "⏎ ");
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+}
+
+function daemonSummary(d: DaemonResult): string {
+  const refresh = d.during_refresh.refresh;
+  return `daemon (${d.query_workers ?? "default"} query Workers): started in ${d.startup_s}s, ` +
+    `first refresh ${fmt(d.first_refresh.ms, 1)} ms (parsed ${d.first_refresh.parsed}); RSS idle ${
+      fmt(d.rss_idle_mb, 0)
+    } MB, ` +
+    `serving max ${fmt(d.serving.rss_max_mb, 0)} MB, during refresh max ${
+      fmt(d.during_refresh.rss_max_mb, 0)
+    } MB, VmHWM ${fmt(d.peak_rss_mb, 0)} MB; refresh of ${d.during_refresh.changed_files} files ` +
+    (refresh ? `${fmt(refresh.ms / 1000, 2)}s (parsed ${refresh.parsed})` : "failed") +
+    `; answer cache ${d.cache?.hits ?? "?"} hits / ${d.cache?.misses ?? "?"} misses`;
+}
+
+function daemonTable(d: DaemonResult): string {
+  const rows: string[][] = [];
+  for (const [action, s] of Object.entries(d.serial)) {
+    rows.push([
+      `1 client, serial: ${action}`,
+      fmt(s.runs, 0),
+      fmt(s.p50_ms),
+      fmt(s.p95_ms),
+      fmt(s.p99_ms),
+      fmt(s.errors, 0),
+      "-",
+    ]);
+  }
+  const phase = (name: string, p: LoadPhase) => {
+    for (const [action, s] of Object.entries(p.actions)) {
+      rows.push([
+        `${d.clients} clients, ${name}: ${action}`,
+        fmt(s.runs, 0),
+        fmt(s.p50_ms),
+        fmt(s.p95_ms),
+        fmt(s.p99_ms),
+        fmt(s.errors, 0),
+        fmt(p.throughput_rps, 0),
+      ]);
+    }
+  };
+  phase("serving", d.serving);
+  phase("during refresh", d.during_refresh);
+  for (const [action, s] of Object.entries(d.during_refresh.sent_while_refreshing)) {
+    rows.push([
+      `  sent while refreshing: ${action}`,
+      fmt(s.runs, 0),
+      fmt(s.p50_ms),
+      fmt(s.p95_ms),
+      fmt(s.p99_ms),
+      fmt(s.errors, 0),
+      "-",
+    ]);
+  }
+  const table = renderTable([
+    "through the socket",
+    "answers",
+    "p50 ms",
+    "p95 ms",
+    "p99 ms",
+    "errors",
+    "req/s",
+  ], rows);
+  const errors = d.error_samples.map((e) => `  error: ${e}`);
+  return [table, ...errors].join("\n");
+}
+
+/** "12.4×", or "-" when there is no ratio. */
+export function times(value: number | null | undefined, digits: number): string {
+  const text = fmt(value, digits);
+  return text === "-" ? "-" : `${text}×`;
+}
+
+function ms3(a: number | null, b: number | null, c: number | null): string {
+  return `${fmt(a)} / ${fmt(b)} / ${fmt(c)} ms`;
 }
 
 /** Columns padded to their widest cell: the first left-aligned, the rest right-aligned. */

@@ -1,4 +1,4 @@
-/** Numbers for `deno task bench`: percentiles, rounding, latency summaries and memory samples. */
+/** Numbers for `deno task bench`: percentiles, rounding, latency summaries, memory and growth. */
 
 export const MB = 1_000_000;
 
@@ -42,9 +42,10 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * f) / f;
 }
 
-/** a / b rounded, or null when b is missing or zero. */
-export function ratio(a: number, b: number | undefined): number | null {
-  return b && b > 0 && Number.isFinite(a) ? round(a / b, 2) : null;
+/** a / b rounded, or null when either is missing or b is zero. */
+export function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (a === null || a === undefined || !Number.isFinite(a)) return null;
+  return b && b > 0 ? round(a / b, 3) : null;
 }
 
 export function latencyStats(samples: QuerySample[]): LatencyStats {
@@ -56,33 +57,17 @@ export function latencyStats(samples: QuerySample[]): LatencyStats {
     p95_ms: round(percentile(ms, 95), 3),
     p99_ms: round(percentile(ms, 99), 3),
     mean_ms: round(total / Math.max(1, ms.length), 3),
-    max_ms: round(Math.max(...ms), 3),
+    max_ms: ms.length ? round(Math.max(...ms), 3) : NaN,
     mean_hits: round(samples.reduce((a, s) => a + s.hits, 0) / Math.max(1, samples.length), 1),
   };
 }
 
-/** Samples this process's RSS (main thread plus in-process Workers) at an interval. */
-export class RssSampler {
-  #peak = 0;
-  #timer: ReturnType<typeof setInterval> | undefined;
-
-  start(intervalMs: number): void {
-    this.#sample();
-    this.#timer = setInterval(() => this.#sample(), intervalMs);
-  }
-
-  stop(): number {
-    clearInterval(this.#timer);
-    this.#sample();
-    return this.#peak;
-  }
-
-  #sample(): void {
-    this.#peak = Math.max(this.#peak, Deno.memoryUsage().rss);
-  }
+/** Plain millisecond timings as latency stats (no hit counts). */
+export function timingStats(ms: number[]): LatencyStats {
+  return latencyStats(ms.map((value) => ({ query: "", ms: value, hits: 0 })));
 }
 
-/** Another process's resident set: current and peak (VmHWM), in bytes. */
+/** Another process's resident set: current and peak (VmHWM), in bytes; zeros once it is gone. */
 export function processRss(pid: number): { rss: number; peak: number } {
   try {
     const text = Deno.readTextFileSync(`/proc/${pid}/status`);
@@ -90,6 +75,36 @@ export function processRss(pid: number): { rss: number; peak: number } {
     return { rss: kb("VmRSS"), peak: kb("VmHWM") };
   } catch {
     return { rss: 0, peak: 0 };
+  }
+}
+
+/** Samples another process's RSS at an interval; `stop` returns the largest VmRSS and VmHWM seen. */
+export class ProcessRssSampler {
+  readonly #pid: number;
+  #rss = 0;
+  #peak = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(pid: number) {
+    this.#pid = pid;
+  }
+
+  start(intervalMs = RSS_INTERVAL_MS): this {
+    this.#sample();
+    this.#timer = setInterval(() => this.#sample(), intervalMs);
+    return this;
+  }
+
+  stop(): { maxRss: number; peak: number } {
+    clearInterval(this.#timer);
+    this.#sample();
+    return { maxRss: this.#rss, peak: this.#peak };
+  }
+
+  #sample(): void {
+    const now = processRss(this.#pid);
+    this.#rss = Math.max(this.#rss, now.rss);
+    this.#peak = Math.max(this.#peak, now.peak);
   }
 }
 
@@ -108,4 +123,75 @@ export function fileSize(path: string): number {
   } catch {
     return 0;
   }
+}
+
+/** Bytes of every file below a directory (0 when it does not exist). */
+export function treeSize(path: string): number {
+  let total = 0;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(path)];
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const full = `${path}/${entry.name}`;
+    if (entry.isDirectory) total += treeSize(full);
+    else if (entry.isFile) total += fileSize(full);
+  }
+  return total;
+}
+
+/**
+ * How a cost grows with size: the exponent k of cost ∝ size^k (least squares
+ * on logarithms; 1 is linear, 0 flat) and the ratio of cost per unit at the
+ * largest size to cost per unit at the smallest. Null with fewer than two
+ * usable points.
+ */
+export function growth(
+  points: { size: number; cost: number | null }[],
+): { exponent: number; per_unit_ratio: number } | null {
+  const usable = points
+    .filter((p): p is { size: number; cost: number } =>
+      p.size > 0 && p.cost !== null && Number.isFinite(p.cost) && p.cost > 0
+    )
+    .sort((a, b) => a.size - b.size);
+  if (usable.length < 2 || usable[0].size === usable[usable.length - 1].size) return null;
+  const xs = usable.map((p) => Math.log(p.size));
+  const ys = usable.map((p) => Math.log(p.cost));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i] - mx) * (ys[i] - my);
+    den += (xs[i] - mx) ** 2;
+  }
+  const first = usable[0];
+  const last = usable[usable.length - 1];
+  return {
+    exponent: round(num / den, 3),
+    per_unit_ratio: round((last.cost / last.size) / (first.cost / first.size), 3),
+  };
+}
+
+/**
+ * Marginal cost per unit between consecutive sizes, first interval and last:
+ * fixed costs (process start, grammar loading) cancel out, so a ratio near 1
+ * means each added line costs the same at the large end as at the small end.
+ * Null with fewer than three usable points or a first interval that cost nothing.
+ */
+export function marginalGrowth(
+  points: { size: number; cost: number | null }[],
+): { first_per_unit: number; last_per_unit: number; ratio: number } | null {
+  const usable = points
+    .filter((p): p is { size: number; cost: number } => p.cost !== null && Number.isFinite(p.cost))
+    .sort((a, b) => a.size - b.size);
+  if (usable.length < 3) return null;
+  const slope = (a: { size: number; cost: number }, b: { size: number; cost: number }) =>
+    (b.cost - a.cost) / (b.size - a.size);
+  const first = slope(usable[0], usable[1]);
+  const last = slope(usable[usable.length - 2], usable[usable.length - 1]);
+  if (!(first > 0) || !Number.isFinite(last)) return null;
+  return { first_per_unit: first, last_per_unit: last, ratio: round(last / first, 3) };
 }

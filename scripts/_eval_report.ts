@@ -43,6 +43,13 @@ export function formatReport(report: EvalReport, dataset: string): string {
       Math.round(report.timings_ms.baseline / Math.max(1, report.rows))
     } ms/query`,
   );
+  if (report.skipped && report.skipped.length > 0) {
+    lines.push("", `skipped ${report.skipped.length} row(s), not scored:`);
+    for (const row of report.skipped) lines.push(`- ${row.id}: ${row.reason}`);
+  }
+  if (report.notes && report.notes.length > 0) {
+    lines.push("", "notes:", ...report.notes.map((note) => `- ${note}`));
+  }
   return lines.join("\n");
 }
 

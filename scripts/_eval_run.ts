@@ -40,9 +40,21 @@ export interface EvalRow {
   instance_id?: string;
   base_commit?: string;
   parent?: string;
+  /** The commit to index when neither `base_commit` nor `parent` is given. */
+  commit?: string;
   query: string;
-  gold_files: string[];
+  gold_files?: string[];
   gold_functions?: string[];
+  /**
+   * Gold definitions: `path:Qualified.name`, or a name or qualified name found
+   * in the index at the row's commit; their files are gold files too.
+   */
+  gold_symbols?: string[];
+}
+
+/** The commit a row is answered at: `base_commit`, else `parent`, else `commit`, else none. */
+export function rowCommit(row: EvalRow): string | null {
+  return row.base_commit ?? row.parent ?? row.commit ?? null;
 }
 
 export interface EvalOptions {
@@ -83,6 +95,10 @@ export interface EvalReport {
   /** Per strategy and confidence label: answers given, and how many had a gold file first. */
   calibration: Record<string, Record<string, { answers: number; goldFirst: number }>>;
   queries: QueryResult[];
+  /** Rows not scored, each with why (a gold symbol not found at the row's commit). */
+  skipped?: { id: string; reason: string }[];
+  /** Gold symbols not found (the row was scored on the rest). */
+  notes?: string[];
   timings_ms: { refresh: number; search: Record<string, number>; baseline: number };
 }
 
@@ -98,6 +114,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     byRepo.get(row.repo)!.push(row);
   }
   const queries: QueryResult[] = [];
+  const skipped: { id: string; reason: string }[] = [];
+  const notes: string[] = [];
   const timings = { refresh: 0, search: {} as Record<string, number>, baseline: 0 };
   for (const [repoName, rows] of byRepo) {
     const source = options.sources[repoName];
@@ -117,7 +135,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       });
       try {
         for (const [index, row] of ordered.entries()) {
-          const commit = row.base_commit ?? row.parent ?? null;
+          const commit = rowCommit(row);
           if (commit) git(tree, "checkout", "-q", "--detach", "--force", commit);
           let started = performance.now();
           const report = await workspace.refresh(workspace.repositories[0]);
@@ -131,12 +149,28 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
             confidence: {},
             features: {},
           };
-          const gold = {
-            files: row.gold_files,
-            functions: row.gold_functions && row.gold_functions.length > 0
+          const symbols = locateSymbols(workspace, row.gold_symbols ?? []);
+          for (const name of symbols.missing) {
+            notes.push(`${result.id}: gold symbol '${name}' is not defined at ${commit ?? "HEAD"}`);
+          }
+          const functions = [
+            ...(row.gold_functions && row.gold_functions.length > 0
               ? locateFunctions(workspace, row.gold_functions)
-              : undefined,
+              : []),
+            ...symbols.found,
+          ];
+          const gold = {
+            files: [...new Set([...(row.gold_files ?? []), ...symbols.found.map((f) => f.path)])],
+            functions: functions.length > 0 ? functions : undefined,
           };
+          if (gold.files.length === 0) {
+            const reason = `no gold file: gold symbols ${
+              symbols.missing.map((name) => `'${name}'`).join(", ")
+            } not found at ${commit ?? "HEAD"}`;
+            skipped.push({ id: result.id, reason });
+            log(`${result.id} skipped: ${reason}`);
+            continue;
+          }
           const runs: [string, Strategy, Partial<typeof RANKING>][] = [];
           for (const strategy of strategies) {
             runs.push([strategy, strategy, {}]);
@@ -211,7 +245,47 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     }
     calibration[name] = byLabel;
   }
-  return { rows: queries.length, summaries, calibration, queries, timings_ms: timings };
+  return {
+    rows: queries.length,
+    summaries,
+    calibration,
+    queries,
+    ...(skipped.length > 0 ? { skipped } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+    timings_ms: timings,
+  };
+}
+
+/**
+ * Finds gold symbols in the index: `path:Qualified.name` in that file, else a
+ * name or qualified name anywhere (every definition it names is gold).
+ */
+function locateSymbols(
+  workspace: Workspace,
+  symbols: string[],
+): { found: GoldFunction[]; missing: string[] } {
+  const repo = workspace.repositories[0];
+  const found: GoldFunction[] = [];
+  const missing: string[] = [];
+  for (const entry of symbols) {
+    const at = entry.indexOf(":");
+    const path = at > 0 && !entry.slice(at).startsWith("::") ? entry.slice(0, at) : null;
+    const name = path === null ? entry : entry.slice(at + 1);
+    const last = name.split(/\.|::/).pop() ?? name;
+    const rows = workspace.withReader(
+      repo,
+      (reader) => path === null ? reader.symbolsNamed(last) : reader.symbolsInFile(path),
+    ).value ?? [];
+    const matching = rows.filter((s) =>
+      s.qualified === name || s.qualified.endsWith(`.${name}`) ||
+      s.qualified.endsWith(`::${name}`) || (name === last && s.name === last)
+    );
+    if (matching.length === 0) missing.push(entry);
+    for (const s of matching) {
+      found.push({ name, path: s.path, lines: [s.startLine, s.endLine] });
+    }
+  }
+  return { found, missing };
 }
 
 /** Finds each gold function (`path:Qualified.name`) in the index: its lines, or null. */
@@ -242,29 +316,53 @@ function localName(path: string, symbol: string): string {
  * order (oldest first), so each refresh applies one real diff.
  */
 function prepareTree(source: string, tree: string, rows: EvalRow[]): EvalRow[] {
-  const withCommit = rows.filter((row) => row.base_commit ?? row.parent);
+  const withCommit = rows.filter((row) => rowCommit(row) !== null);
   const reused = exists(join(tree, ".git"));
   if (withCommit.length === 0) {
     if (reused) return rows;
-    // A plain directory (the shipped fixture set): copied and committed once.
+    // A directory (the shipped fixture set, or a working tree as it is now): copied and
+    // committed once; a git working tree gives the files git would (no .git, no ignored files).
     Deno.mkdirSync(tree, { recursive: true });
-    copyTree(source, tree);
+    if (exists(join(source, ".git"))) {
+      const listed = git(source, "ls-files", "-z", "-co", "--exclude-standard").split("\0");
+      for (const path of listed.filter(Boolean)) copyFile(join(source, path), join(tree, path));
+    } else {
+      copyTree(source, tree);
+    }
     git(tree, "init", "-q");
     git(tree, "add", "-A");
-    git(tree, "-c", "user.email=eval@sextant", "-c", "user.name=eval", "commit", "-qm", "eval");
+    git(
+      tree,
+      "-c",
+      "user.email=eval@sextant",
+      "-c",
+      "user.name=eval",
+      "commit",
+      "-qm",
+      "eval",
+      "--allow-empty",
+    );
     return rows;
   }
   if (!reused) git(Deno.cwd(), "clone", "-q", "--shared", "--no-checkout", source, tree);
   const times = new Map<string, number>();
   for (const row of withCommit) {
-    const commit = (row.base_commit ?? row.parent)!;
+    const commit = rowCommit(row)!;
     if (!times.has(commit)) {
       times.set(commit, Number(git(tree, "show", "-s", "--format=%ct", commit).trim()));
     }
   }
-  return [...rows].sort((a, b) =>
-    (times.get((a.base_commit ?? a.parent)!) ?? 0) - (times.get((b.base_commit ?? b.parent)!) ?? 0)
-  );
+  const time = (row: EvalRow) => times.get(rowCommit(row) ?? "") ?? 0;
+  return [...rows].sort((a, b) => time(a) - time(b));
+}
+
+/** Copies one file (a symlink or a vanished file is skipped), creating its directory. */
+function copyFile(from: string, to: string): void {
+  try {
+    if (!Deno.lstatSync(from).isFile) return;
+    Deno.mkdirSync(join(to, ".."), { recursive: true });
+    Deno.copyFileSync(from, to);
+  } catch { /* vanished */ }
 }
 
 function exists(path: string): boolean {
@@ -281,6 +379,7 @@ function copyTree(from: string, to: string): void {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
     if (entry.isDirectory) {
+      if (entry.name === ".git") continue;
       Deno.mkdirSync(target, { recursive: true });
       copyTree(source, target);
     } else if (entry.isFile) {

@@ -5,14 +5,12 @@
  * `deno compile` downloads its runtime (`denort`) unless `DENORT_BIN` names a
  * local copy; where neither works, this fails with deno's own message.
  */
-import { join } from "node:path";
-import { loadLanguageTable } from "../src/indexer/languages.ts";
+import { join, relative } from "node:path";
+import { loadLanguageTable, wasmPath } from "../src/indexer/languages.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const table = loadLanguageTable();
-const wasmFiles = [...table.grammars.values()].map((g) =>
-  join("node_modules", "tree-sitter-wasms", "out", g.wasm)
-);
+const wasmFiles = [...table.grammars.values()].map((g) => relative(root, wasmPath(g)));
 const includes = [
   "grammars",
   "src/indexer/parse_worker.ts",

@@ -77,15 +77,53 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** Reads a JSONL dataset; `commit`-set rows name their parent as the commit to index. */
+/**
+ * Reads a JSONL dataset. A row is answered at `base_commit`, else `parent` (commit-set rows
+ * name their parent), else `commit`; its gold is `gold_files` and/or `gold_symbols`.
+ */
 export function readRows(path: string): EvalRow[] {
-  return Deno.readTextFileSync(path).split("\n").filter((line) => line.trim()).map((line, i) => {
-    const row = JSON.parse(line) as EvalRow;
-    if (typeof row.query !== "string" || !Array.isArray(row.gold_files)) {
-      throw new SyntaxError(`Cannot parse ${path}:${i + 1}: needs 'query' and 'gold_files'`);
+  const lines = Deno.readTextFileSync(path).split("\n");
+  const rows: EvalRow[] = [];
+  for (const [i, line] of lines.entries()) {
+    if (!line.trim()) continue;
+    const at = `${path}:${i + 1}`;
+    let row: EvalRow;
+    try {
+      row = JSON.parse(line) as EvalRow;
+    } catch (error) {
+      throw new SyntaxError(`Cannot parse ${at}: ${(error as Error).message}`);
     }
-    return row;
-  });
+    const list = (value: unknown) =>
+      value === undefined || (Array.isArray(value) && value.every((v) => typeof v === "string"));
+    if (typeof row.repo !== "string" || typeof row.query !== "string") {
+      throw new SyntaxError(`Cannot parse ${at}: needs 'repo' and 'query'`);
+    }
+    if (!list(row.gold_files) || !list(row.gold_symbols) || !list(row.gold_functions)) {
+      throw new SyntaxError(
+        `Cannot parse ${at}: 'gold_files', 'gold_symbols' and 'gold_functions' are lists of strings`,
+      );
+    }
+    if ((row.gold_files?.length ?? 0) === 0 && (row.gold_symbols?.length ?? 0) === 0) {
+      throw new SyntaxError(`Cannot parse ${at}: needs 'gold_files' or 'gold_symbols'`);
+    }
+    for (const key of ["base_commit", "parent", "commit"] as const) {
+      if (row[key] !== undefined && typeof row[key] !== "string") {
+        throw new SyntaxError(`Cannot parse ${at}: '${key}' is not a string`);
+      }
+    }
+    rows.push(row);
+  }
+  return rows;
 }
 
-if (import.meta.main) Deno.exit(await main());
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await main();
+  } catch (error) {
+    // A bad dataset, source or commit is told in one line, not a stack trace.
+    console.error(`eval: ${(error as Error)?.message ?? error}`);
+    code = 2;
+  }
+  Deno.exit(code);
+}

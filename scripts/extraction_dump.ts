@@ -10,9 +10,19 @@
  * working tree), parsed in this process with the code a parse Worker runs.
  */
 import { parseArgs } from "node:util";
+import {
+  packageRootOf,
+  readPackageRoots,
+  repositoryManifests,
+} from "../src/indexer/package_roots.ts";
 import { join, relative } from "node:path";
 import { Language as Grammar, Parser, Query } from "web-tree-sitter";
-import { type ExtractionGrammar, extractStructure, looksMinified } from "../src/indexer/extract.ts";
+import {
+  type ExtractionGrammar,
+  extractStructure,
+  looksMinified,
+  parseForExtraction,
+} from "../src/indexer/extract.ts";
 import {
   CORE_WASM,
   isLanguage,
@@ -60,6 +70,9 @@ function listFiles(): string[] {
   return out.sort();
 }
 
+const files = listFiles();
+const roots = readPackageRoots(repositoryManifests(root, files));
+
 await Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
 const loaded = new Map<Language, { parser: Parser; grammar: ExtractionGrammar }>();
 async function grammarOf(language: Language) {
@@ -78,7 +91,7 @@ async function grammarOf(language: Language) {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
-for (const path of listFiles()) {
+for (const path of files) {
   const language = languageForPath(table, path);
   if (!isLanguage(language)) continue;
   if (wanted.size > 0 && !wanted.has(language)) continue;
@@ -93,10 +106,11 @@ for (const path of listFiles()) {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (looksMinified(text)) continue;
   const { parser, grammar } = await grammarOf(language);
-  const tree = parser.parse(text);
+  const tree = parseForExtraction(parser, text, { rules: grammar.rules });
   if (!tree) continue;
   try {
-    const output = extractStructure({ tree, text, path, grammar });
+    const packageRoot = language === "python" ? packageRootOf(roots, path) : null;
+    const output = extractStructure({ tree, text, path, grammar, packageRoot });
     Deno.stdout.writeSync(encoder.encode(JSON.stringify({ path, language, ...output }) + "\n"));
   } finally {
     tree.delete();

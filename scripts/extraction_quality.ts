@@ -39,7 +39,7 @@ import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Language, Parser, Query } from "web-tree-sitter";
 import { runAction } from "../src/actions/dispatch.ts";
-import { extractStructure } from "../src/indexer/extract.ts";
+import { extractStructure, parseForExtraction } from "../src/indexer/extract.ts";
 import {
   CORE_WASM,
   isLanguage,
@@ -210,7 +210,7 @@ async function measureThroughput(
     for (const file of files) {
       const started = performance.now();
       try {
-        const tree = parser.parse(file.text);
+        const tree = parseForExtraction(parser, file.text, { rules: grammar.rules });
         if (tree) {
           extractStructure({
             tree,

@@ -17,7 +17,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runAction } from "../src/actions/dispatch.ts";
-import { grepLanguageNamed } from "../src/grep/languages.ts";
+import { grepLanguageForPath, grepLanguageNamed } from "../src/grep/languages.ts";
 import { insideLiteralText } from "../src/grep/matcher.ts";
 import { parserFor } from "../src/grep/parsers.ts";
 import { forgetRegions } from "../src/grep/regions.ts";
@@ -58,6 +58,9 @@ const args = parseArgs({
     json: { type: "string" },
   },
 });
+
+const SYNTAX_ERROR =
+  "the file has a syntax error in Sextant's grammar (the two grammars recover differently)";
 
 const fileLines = new Map<string, string[]>();
 const wanted = new Set(args.values.repo ?? []);
@@ -196,12 +199,22 @@ async function compare(
     else {
       report.onlySextant++;
       const path = key.slice(0, key.indexOf(":"));
-      if (path.split("/").some((segment) => segment.startsWith("."))) {
-        const reason = "hidden path (ast-grep skips hidden files and directories)";
-        report.explained[reason] = (report.explained[reason] ?? 0) + 1;
-      } else {
-        report.unexplained.push(`sextant only: ${key.slice(0, 160)}`);
-      }
+      const [, start, end] = key.split(":");
+      const reason = path.split("/").some((segment) => segment.startsWith("."))
+        ? "hidden path (ast-grep skips hidden files and directories)"
+        : path.endsWith(".h") && grepLanguageNamed(pattern.language)?.language === "cpp"
+        ? "a `.h` file, C++ in Sextant and C in ast-grep"
+        : await commentInside(root, {
+            file: path,
+            start: Number(start) - 1,
+            end: Number(end) - 1,
+          }, pattern.language)
+        ? "a comment inside the match (Sextant skips comments between a pattern's nodes everywhere; ast-grep's smart strictness only in some positions)"
+        : await hasSyntaxError(root, path, pattern.language)
+        ? SYNTAX_ERROR
+        : null;
+      if (reason) report.explained[reason] = (report.explained[reason] ?? 0) + 1;
+      else report.unexplained.push(`sextant only: ${key.slice(0, 160)}`);
     }
   }
   for (const [key, where] of astGrep) {
@@ -245,6 +258,9 @@ async function explain(
 ): Promise<string | null> {
   if (!indexed.has(where.file)) return "file not indexed (default excludes, size limit, secrets)";
   const language = grepLanguageNamed(languageName)!;
+  if (grepLanguageForPath(where.file) !== language) {
+    return "a file of another language in Sextant (`.h` is C++ here, C in ast-grep)";
+  }
   const parser = await parserFor(language);
   const text = Deno.readTextFileSync(join(root, where.file));
   const tree = parser.parse(text);
@@ -261,7 +277,44 @@ async function explain(
         break;
       }
     }
-    return inside ? "inside a comment or string literal (never matched by design)" : null;
+    if (inside) return "inside a comment or string literal (never matched by design)";
+    return tree.rootNode.hasError ? SYNTAX_ERROR : null;
+  } finally {
+    tree.delete();
+  }
+}
+
+/** Whether Sextant's grammar parses a file with an error. */
+async function hasSyntaxError(root: string, file: string, languageName: string): Promise<boolean> {
+  const parser = await parserFor(grepLanguageNamed(languageName)!);
+  const tree = parser.parse(Deno.readTextFileSync(join(root, file)));
+  if (!tree) return false;
+  try {
+    return tree.rootNode.hasError;
+  } finally {
+    tree.delete();
+  }
+}
+
+/** Whether a comment lies inside the node Sextant matched on these lines (0-based). */
+async function commentInside(
+  root: string,
+  where: { file: string; start: number; end: number },
+  languageName: string,
+): Promise<boolean> {
+  const parser = await parserFor(grepLanguageNamed(languageName)!);
+  const tree = parser.parse(Deno.readTextFileSync(join(root, where.file)));
+  if (!tree) return false;
+  try {
+    const stack = [tree.rootNode];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (node.endPosition.row < where.start || node.startPosition.row > where.end) continue;
+      const inside = node.startPosition.row >= where.start && node.endPosition.row <= where.end;
+      if (inside && node.type.includes("comment")) return true;
+      for (const child of node.children) if (child) stack.push(child);
+    }
+    return false;
   } finally {
     tree.delete();
   }

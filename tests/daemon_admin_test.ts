@@ -248,3 +248,70 @@ Deno.test("daemon (real socket): the local user (no agents section) reloads and 
     await daemon.stop();
   }
 });
+
+Deno.test("daemon (real socket): refresh: true from an agent not granted refresh runs no refresh and says so; a granted agent's does", async () => {
+  const root = fixtureRepository({
+    "src/a.ts": "export function alphaOne(): number {\n  return 1;\n}\n",
+  });
+  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  Deno.writeTextFileSync(
+    join(workspace, "sextant.yml"),
+    `repositories:
+  - name: alpha
+    path: ${root}
+agents:
+  readerAgentR:
+    token_sha256: ${sha(TOKENS.limited)}
+    repositories: [alpha]
+    actions: [search, symbols, status]
+  refresherAgentF:
+    token_sha256: ${sha(TOKENS.ops)}
+    repositories: [alpha]
+    actions: [search, refresh]
+`,
+  );
+  const daemon = await startDaemon({ workspace });
+  const reader = await connectAs(daemon.socket, "readerAgentR", TOKENS.limited);
+  const refresher = await connectAs(daemon.socket, "refresherAgentF", TOKENS.ops);
+  const refreshes = () =>
+    daemon.stderr().split("\n").filter((l) => / refresh repo=/.test(l)).length;
+  const refused = /refresh: true was not run: this agent is not granted 'refresh'/;
+  try {
+    const first = await refresher.request("search", { query: "alphaOne", refresh: true }) as any;
+    assert.equal(first.results[0]?.path, "src/a.ts");
+    assert.ok(!first.limitations.some((line: string) => refused.test(line)));
+    const generation = first.repositories[0].generation;
+    assert.equal(refreshes(), 1);
+    // A new file on disk: only a refresh would index it.
+    Deno.writeTextFileSync(
+      join(root, "src/c.ts"),
+      "export function charlieThree(): number {\n  return 3;\n}\n",
+    );
+    const asked = await reader.request("search", { query: "charlieThree", refresh: true }) as any;
+    assert.ok(!asked.results.some((hit: any) => hit.path === "src/c.ts"), "no refresh ran");
+    assert.equal(asked.repositories[0].generation, generation, "the last committed generation");
+    assert.equal(asked.limitations.filter((line: string) => refused.test(line)).length, 1);
+    const symbols = await reader.request("symbols", {
+      query: "charlieThree",
+      refresh: true,
+    }) as any;
+    assert.equal(symbols.results.length, 0);
+    assert.ok(symbols.limitations.some((line: string) => refused.test(line)));
+    assert.equal(refreshes(), 1, "the reader's refresh: true started no refresh");
+    // The agent granted refresh does refresh; the reader then sees the new generation.
+    const granted = await refresher.request("search", {
+      query: "charlieThree",
+      refresh: true,
+    }) as any;
+    assert.equal(granted.results[0]?.path, "src/c.ts");
+    assert.ok(granted.repositories[0].generation > generation);
+    assert.equal(refreshes(), 2);
+    const after = await reader.request("search", { query: "charlieThree" }) as any;
+    assert.equal(after.results[0]?.path, "src/c.ts");
+    assert.ok(!after.limitations.some((line: string) => refused.test(line)));
+  } finally {
+    reader.close();
+    refresher.close();
+    await daemon.stop();
+  }
+});

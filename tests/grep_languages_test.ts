@@ -201,3 +201,161 @@ Deno.test("grep matches by language with bindings, equal repeats, and never in c
     });
   });
 });
+
+/** One file per language grep gained: a call with two arguments, the same call in a comment, a
+ * string and (where the language has one) an interpolation, and a call repeating its argument. */
+const MORE_FILES: Record<string, string> = {
+  "rb/app.rb": [
+    "class Greeter",
+    "  def run(name)",
+    '    log("a", name)',
+    '    # log("x", y)',
+    '    s = "log(1, 2) #{log(3, 4)}"',
+    "    same(name, name)",
+    "  end",
+    "end",
+    "",
+  ].join("\n"),
+  "c/app.c": [
+    "int run(int x) {",
+    '  log_msg("a", x);',
+    '  /* log_msg("b", x); */',
+    '  char *s = "log_msg(1, 2)";',
+    "  return same(x, x);",
+    "}",
+    "",
+  ].join("\n"),
+  "cpp/app.cpp": [
+    "namespace app {",
+    "int run(int x) {",
+    '  log_msg("a", x);',
+    '  auto s = R"(log_msg(1, 2))";',
+    "  return same(x, x);",
+    "}",
+    "}",
+    "",
+  ].join("\n"),
+  "cs/App.cs": [
+    "class App {",
+    "  int Run(int x) {",
+    '    Log("a", x);',
+    '    var s = $"Log(1, 2) {Log("b", 3)}";',
+    "    return Same(x, x);",
+    "  }",
+    "}",
+    "",
+  ].join("\n"),
+  "php/app.php": [
+    "<?php",
+    "function run($x) {",
+    '  log_msg("a", $x);',
+    "  $s = 'log_msg(1, 2)';",
+    '  $t = "{$x->log_msg(3, 4)}";',
+    "  return same($x, $x);",
+    "}",
+    "",
+  ].join("\n"),
+  "kt/App.kt": [
+    "fun run(x: Int): Int {",
+    '    log("a", x)',
+    '    val s = "log(1, 2) ${log("b", 3)}"',
+    "    return same(x, x)",
+    "}",
+    "",
+  ].join("\n"),
+  "swift/App.swift": [
+    "func run(x: Int) -> Int {",
+    '    log("a", x)',
+    '    let s = "log(1, 2) \\(log("b", 3))"',
+    "    return same(x, x)",
+    "}",
+    "",
+  ].join("\n"),
+  "scala/App.scala": [
+    "object App {",
+    "  def run(x: Int): Int = {",
+    '    log("a", x)',
+    '    val s = s"log(1, 2) ${log("b", 3)}"',
+    "    same(x, x)",
+    "  }",
+    "}",
+    "",
+  ].join("\n"),
+  "sh/app.sh": [
+    "run() {",
+    '  log_msg "a" "$1"',
+    '  echo "log_msg 1 2 $(log_msg b 3)"',
+    "  # log_msg c 4",
+    "  echo 'log_msg 5 6'",
+    "}",
+    "",
+  ].join("\n"),
+  "lua/app.lua": [
+    "local function run(x)",
+    '  log("a", x)',
+    "  -- log(1, 2)",
+    '  local s = "log(1, 2)"',
+    "  return same(x, x)",
+    "end",
+    "",
+  ].join("\n"),
+};
+
+Deno.test("grep matches in every language with structure, never in comments or strings", async (t) => {
+  const root = fixtureRepository(MORE_FILES);
+  await withWorkspace(root, async (_workspace, run) => {
+    await run("refresh");
+    const cases: [
+      language: string,
+      call: string,
+      repeat: string,
+      lines: number[],
+      repeatLine: number,
+    ][] = [
+      ["ruby", "log($A, $B)", "same($A, $A)", [3, 5], 6],
+      ["c", "log_msg($A, $B)", "same($A, $A)", [2], 5],
+      ["cpp", "log_msg($A, $B)", "same($A, $A)", [3], 5],
+      ["csharp", "Log($A, $B)", "Same($A, $A)", [3, 4], 5],
+      ["php", "log_msg($A, $B)", "same($A, $A)", [3], 6],
+      ["kotlin", "log($A, $B)", "same($A, $A)", [2, 3], 4],
+      ["swift", "log($A, $B)", "same($A, $A)", [2, 3], 4],
+      ["scala", "log($A, $B)", "same($A, $A)", [3, 4], 5],
+      ["lua", "log($A, $B)", "same($A, $A)", [2], 5],
+    ];
+    for (const [language, call, repeat, lines, repeatLine] of cases) {
+      await t.step(
+        `${language}: bindings, interpolations are code, comments and strings are not`,
+        async () => {
+          const hits = await grep(run, { pattern: call, language });
+          assert.deepEqual(hits.map((h) => h.start_line), lines);
+          assert.equal(binding(hits[0], "A").text, '"a"');
+          const same = await grep(run, { pattern: repeat, language });
+          assert.deepEqual(same.map((h) => h.start_line), [repeatLine]);
+          assert.equal(binding(same[0], "A").text, { php: "$x", ruby: "name" }[language] ?? "x");
+        },
+      );
+    }
+
+    await t.step("php: a method call inside a double-quoted string is code", async () => {
+      const hits = await grep(run, { pattern: "$O->log_msg($$$ARGS)", language: "php" });
+      assert.deepEqual(hits.map((h) => h.start_line), [5]);
+      assert.equal(binding(hits[0], "ARGS").text, "3, 4");
+    });
+
+    await t.step(
+      "bash: commands with metavariables, also inside command substitutions",
+      async () => {
+        const hits = await grep(run, { pattern: "log_msg $A $B", language: "bash" });
+        assert.deepEqual(hits.map((h) => [h.start_line, h.start_col]), [[2, 3], [3, 23]]);
+        assert.equal(binding(hits[0], "A").text, '"a"');
+        const rest = await grep(run, { pattern: "log_msg $$$ARGS", language: "sh" });
+        assert.equal(rest.length, 2);
+      },
+    );
+
+    await t.step("ruby: a method whose `end` the pattern leaves out", async () => {
+      const hits = await grep(run, { pattern: "def $M($$$ARGS)", language: "ruby" });
+      assert.deepEqual(hits.map((h) => binding(h, "M").text), ["run"]);
+    });
+  });
+});

@@ -131,6 +131,16 @@ Deno.test("registry: a wrong manifest is refused with its file and key", () => {
     "Cannot load grammar manifest grammars/go/manifest.json: key 'nodes.comments' is not a list of strings",
   );
   refused(
+    "lua/manifest.json",
+    (json) => void (json.wasm = "../../@tree-sitter-grammars/tree-sitter-lua/tree-sitter-lua.wasm"),
+    "Cannot load grammar manifest grammars/lua/manifest.json: key 'wasm' is '../../@tree-sitter-grammars/tree-sitter-lua/tree-sitter-lua.wasm', not a path '<npm package>/<file>.wasm' under node_modules",
+  );
+  refused(
+    "go/manifest.json",
+    (json) => void (json.wasm = "tree-sitter-go/tree-sitter-golang.wasm"),
+    "Cannot load grammar manifest grammars/go/manifest.json: key 'wasm' names tree-sitter-go/tree-sitter-golang.wasm, which is not a file under node_modules",
+  );
+  refused(
     "text.json",
     (json) => void ((json.languages as Record<string, unknown>[])[0].chunking = "paragraphs"),
     "Cannot load text language table grammars/text.json: key 'languages[0].chunking' is not one of headings, lines",

@@ -3,7 +3,7 @@
  * `import type`, `export … from`, `import("…")` in types, Worker URLs) must
  * point to the importer's own layer or one to its left:
  *
- *   protocol ← engine ← store ← indexer ← workspace ← (search, grep, resolver, lsp)
+ *   protocol ← engine ← store ← indexer ← (workspace, deps) ← (search, grep, resolver, lsp)
  *     ← actions ← (daemon, cli, mcp) ← main
  *
  * Only `src/store/` holds SQL or `node:sqlite`; `src/engine/` stays pure.
@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   store: 2,
   indexer: 3,
   workspace: 4,
+  deps: 4,
   search: 5,
   grep: 5,
   resolver: 5,

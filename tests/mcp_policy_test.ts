@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { SUMMARY_ACTIONS } from "../src/daemon/policy.ts";
 import { METHODS } from "../src/protocol/methods.ts";
-import { fixtureRepository } from "./_helpers.ts";
+import { fixtureRepository, runCli } from "./_helpers.ts";
 import { mcpCommandLine, mcpEnvironment, startMcp, textOf } from "./_mcp_client.ts";
 
 const ALPHA = {
@@ -64,7 +64,14 @@ function comparable(value: unknown, replace: [string, string]): string {
 
 Deno.test("mcp (real process): a limited agent lists only its actions; a hidden repository answers like a missing one", async () => {
   const workspace = policyWorkspace();
-  const session = await startMcp(["--workspace", workspace], { env: agentEnvironment("limited") });
+  const env = agentEnvironment("limited");
+  // The local user indexes the workspace: this agent may not refresh, so its tools' default
+  // refresh: true runs none and it reads the last committed generation.
+  const indexed = await runCli(["query", "refresh", "--workspace", workspace], {
+    env: { SEXTANT_CACHE_DIR: env.SEXTANT_CACHE_DIR },
+  });
+  assert.equal(indexed.code, 0, indexed.stderr);
+  const session = await startMcp(["--workspace", workspace], { env });
   const call = (name: string, args: Record<string, unknown>) =>
     session.client.callTool({ name, arguments: args }) as Promise<any>;
   try {

@@ -66,12 +66,22 @@ Deno.test("mcp (real process): tools/list has one tool per action, its schema ge
           assert.equal(property.type, "array", where);
           assert.deepEqual(property.items, { type: "string" }, where);
           assert.equal(property.maxItems, LIMITS.paths, where);
+        } else if (spec.type === "object[]") {
+          assert.equal(property.type, "array", where);
+          assert.equal(property.items.type, "object", where);
+          assert.equal(property.items.additionalProperties, false, where);
+          assert.deepEqual(
+            Object.keys(property.items.properties),
+            Object.keys(spec.fields!),
+            where,
+          );
+          assert.equal(property.maxItems, spec.max, where);
         } else {
           assert.equal(property.type, spec.type, where);
         }
         assert.deepEqual(property.enum, spec.oneOf ? [...spec.oneOf] : undefined, where);
         assert.equal(property.minimum, spec.min, where);
-        assert.equal(property.maximum, spec.max, where);
+        assert.equal(property.maximum, spec.type === "object[]" ? undefined : spec.max, where);
       }
       const writes = tool.name === "refresh" || tool.name === "rebuild";
       assert.equal(tool.annotations?.readOnlyHint, !writes, tool.name);

@@ -215,6 +215,42 @@ Deno.test("policy (real socket): an agent limited to alpha src/** never sees a b
   }
 });
 
+Deno.test("policy (real socket): max_results pages an action whose default limit is larger; the cursor reaches every result", async () => {
+  const workspace = policyWorkspace();
+  const daemon = await startDaemon({
+    workspace,
+    env: { LIMITED_TOKEN: TOKENS.limited, ADMIN_TOKEN: "admin-token-789" },
+  });
+  const admin = await DaemonClient.connect(daemon.socket);
+  const limited = await DaemonClient.connect(daemon.socket);
+  try {
+    await admin.request("initialize", { agent: "admin", token: "admin-token-789" });
+    await admin.request("refresh", {});
+    await limited.request("initialize", { agent: "limited", token: TOKENS.limited });
+    // Seven sharedWidget* definitions are visible to the agent; symbols' default limit is 20.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const params: Record<string, unknown> = { query: "sharedWidget" };
+      if (cursor) params.cursor = cursor;
+      const reply = await limited.request("symbols", params) as any;
+      assert.ok(reply.results.length <= 3, "a page holds at most max_results");
+      seen.push(...reply.results.map((hit: any) => hit.symbol));
+      cursor = reply.next_cursor;
+      if (!cursor) {
+        assert.equal(reply.truncated, false, "truncated comes with a cursor");
+        break;
+      }
+    }
+    assert.equal(new Set(seen).size, 7, `every visible definition is reached: ${seen}`);
+    assert.ok(seen.every((name) => !name.includes("Hidden") && !name.includes("Vault")));
+  } finally {
+    admin.close();
+    limited.close();
+    await daemon.stop();
+  }
+});
+
 Deno.test("policy (real socket): wrong or missing tokens are refused alike; summary mode has no source text", async () => {
   const workspace = policyWorkspace();
   const daemon = await startDaemon({ workspace, env: { LIMITED_TOKEN: TOKENS.limited } });
@@ -244,7 +280,11 @@ Deno.test("policy (real socket): wrong or missing tokens are refused alike; summ
     assert.ok(!daemon.stderr().includes("guess"), "tokens never reach the log");
 
     const hello = await client.request("initialize", { agent: "pm", token: TOKENS.summary }) as any;
-    assert.deepEqual(hello.actions.sort(), ["status"], "summary mode: map/outline/status only");
+    assert.deepEqual(
+      hello.actions.sort(),
+      ["map", "outline", "status"],
+      "summary mode: map/outline/status only",
+    );
     const search: any = await client.request("search", { query: "sharedWidget" }).catch((error) =>
       error
     );

@@ -190,3 +190,46 @@ Deno.test("relations by target come from the postings; the ranges grep stores ar
     tree.delete();
   });
 });
+
+Deno.test("a file kept from a repaired parse stores no statement ranges; grep parses it whole", async () => {
+  // The grammar misreads call signatures on their own lines (hono's `Context`); extraction keeps
+  // the parse of a copy with the line breaks made explicit, which grep never sees.
+  const handler = `interface Get<E extends Env> {
+  <Key extends keyof E['Variables']>(key: Key): E['Variables'][Key]
+  <Key extends keyof ContextVariableMap>(key: Key): ContextVariableMap[Key]
+}
+
+export class Context {
+  newResponse = (data: string) => new Response(data)
+
+  json(object: unknown): Response {
+    return this.newResponse(JSON.stringify(object))
+  }
+}
+`;
+  const root = fixtureRepository({
+    "src/handler.ts": handler,
+    "src/plain.ts": "export const a = 1;\n",
+  });
+  await withWorkspace(root, async (workspace, run) => {
+    const repo = workspace.repositories[0];
+    await workspace.refresh(repo);
+    await Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
+    const parser = new Parser();
+    parser.setLanguage(await Language.load(readGrammarWasm(grammarOf("typescript"))));
+    const tree = parser.parse(handler)!;
+    assert.ok(tree.rootNode.hasError, "the plain parse has errors (the repair applies)");
+    tree.delete();
+    const ranges = (path: string) =>
+      workspace.withReader(repo, (reader) => reader.statementRanges(path)).value;
+    assert.equal(ranges("src/handler.ts"), null);
+    assert.ok(ranges("src/plain.ts"), "a clean file keeps its ranges");
+    const answer = await run("grep", {
+      pattern: "this.newResponse($A)",
+      language: "typescript",
+    });
+    assert.deepEqual(answer.results.map((hit) => `${hit.path}:${hit.start_line}`), [
+      "src/handler.ts:10",
+    ]);
+  });
+});

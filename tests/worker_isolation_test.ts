@@ -17,6 +17,7 @@ Deno.test("a parse Worker cannot read outside the repository root", async () => 
       language: "python",
       knownHash: null,
       maxFileSize: 1 << 20,
+      packageRoot: null,
     });
     assert.equal(inside.status, "parsed");
     // Asking the Worker itself to read a file outside its root meets the permission wall.
@@ -27,6 +28,7 @@ Deno.test("a parse Worker cannot read outside the repository root", async () => 
       language: "python",
       knownHash: null,
       maxFileSize: 1 << 20,
+      packageRoot: null,
     });
     assert.equal(escape.status, "skipped");
     assert.equal(escape.status === "skipped" && escape.reason, "symlink_escape");
@@ -40,6 +42,7 @@ Deno.test("a parse Worker cannot read outside the repository root", async () => 
       language: "python",
       knownHash: null,
       maxFileSize: 1 << 20,
+      packageRoot: null,
     });
     assert.equal(link.status, "skipped");
   } finally {

@@ -29,15 +29,15 @@
 (invocation_expression function: (identifier) @name) @reference.call
 (invocation_expression function: (generic_name (identifier) @name)) @reference.call
 (invocation_expression
-  function: (member_access_expression expression: (_) @receiver name: (identifier) @name)) @reference.call
+  function: (member_access_expression expression: _ @receiver name: (identifier) @name)) @reference.call
 (invocation_expression
-  function: (member_access_expression expression: (_) @receiver name: (generic_name (identifier) @name))) @reference.call
+  function: (member_access_expression expression: _ @receiver name: (generic_name (identifier) @name))) @reference.call
 (object_creation_expression type: [(identifier) (qualified_name)] @name) @reference.call
 (object_creation_expression type: (generic_name (identifier) @name)) @reference.call
 
 ; using directives: a namespace import is a wildcard; `using A = X.Y` an alias
 (using_directive . [(identifier) (qualified_name)] @import.module .) @import.wildcard @import
-(using_directive (name_equals (identifier) @import.alias) [(identifier) (qualified_name)] @import.module) @import
+(using_directive name: (identifier) @import.alias [(identifier) (qualified_name)] @import.module) @import
 
 ; base lists cannot tell classes from interfaces: the I-prefix convention decides
 ((base_list [(identifier) (qualified_name)] @name @reference.implements)
@@ -51,17 +51,17 @@
 
 ; writes: assignments to members (receiver kept) and to names
 (assignment_expression
-  left: (member_access_expression expression: (_) @receiver name: (identifier) @name) @reference.write)
+  left: (member_access_expression expression: _ @receiver name: (identifier) @name) @reference.write)
 (assignment_expression left: (identifier) @name @reference.write)
 (postfix_unary_expression (identifier) @name @reference.write)
 (prefix_unary_expression (identifier) @name @reference.write)
 
 ; reads: member accesses that are not callees or assignment targets
-(argument (member_access_expression expression: (_) @receiver name: (identifier) @name) @reference.read)
-(assignment_expression right: (member_access_expression expression: (_) @receiver name: (identifier) @name) @reference.read)
-(equals_value_clause (member_access_expression expression: (_) @receiver name: (identifier) @name) @reference.read)
-(return_statement (member_access_expression expression: (_) @receiver name: (identifier) @name) @reference.read)
-(binary_expression (member_access_expression expression: (_) @receiver name: (identifier) @name) @reference.read)
+(argument (member_access_expression expression: _ @receiver name: (identifier) @name) @reference.read)
+(assignment_expression right: (member_access_expression expression: _ @receiver name: (identifier) @name) @reference.read)
+(variable_declarator name: (_) . (member_access_expression expression: _ @receiver name: (identifier) @name) @reference.read)
+(return_statement (member_access_expression expression: _ @receiver name: (identifier) @name) @reference.read)
+(binary_expression (member_access_expression expression: _ @receiver name: (identifier) @name) @reference.read)
 
 ; declared types of fields, properties, parameters, locals and results (outer type name)
 (variable_declaration type: [(identifier) (qualified_name)] @name @reference.type_of)
@@ -70,18 +70,18 @@
 (property_declaration type: (generic_name (identifier) @name @reference.type_of))
 (parameter type: [(identifier) (qualified_name)] @name @reference.type_of)
 (parameter type: (generic_name (identifier) @name @reference.type_of))
-(method_declaration type: [(identifier) (qualified_name)] @name @reference.type_of)
-(method_declaration type: (generic_name (identifier) @name @reference.type_of))
+(method_declaration returns: [(identifier) (qualified_name)] @name @reference.type_of)
+(method_declaration returns: (generic_name (identifier) @name @reference.type_of))
 
 ; other type uses (plain references)
 (type_argument_list [(identifier) (qualified_name)] @name @reference.type_use)
 (attribute name: (_) @name @reference.attribute)
-(type_of_expression [(identifier) (qualified_name)] @name @reference.type_use)
+(typeof_expression type: [(identifier) (qualified_name)] @name @reference.type_use)
 (cast_expression type: [(identifier) (qualified_name)] @name @reference.type_use)
 
 ; identifier uses that are not calls
 (argument (identifier) @name @reference.identifier)
-(equals_value_clause (identifier) @name @reference.identifier)
+(variable_declarator name: (_) . (identifier) @name @reference.identifier)
 (assignment_expression right: (identifier) @name @reference.identifier)
 (binary_expression (identifier) @name @reference.identifier)
 (return_statement (identifier) @name @reference.identifier)
@@ -90,4 +90,4 @@
 (conditional_expression (identifier) @name @reference.identifier)
 (parenthesized_expression (identifier) @name @reference.identifier)
 (arrow_expression_clause (identifier) @name @reference.identifier)
-(for_each_statement right: (identifier) @name @reference.identifier)
+(foreach_statement right: (identifier) @name @reference.identifier)

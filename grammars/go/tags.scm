@@ -32,7 +32,7 @@
 ; struct fields and interface methods
 (field_declaration
   name: (field_identifier) @name) @definition.field
-(method_spec
+(method_elem
   name: (field_identifier) @name) @definition.method
 
 ; package-level constants and variables (locals are dropped by the extractor)
@@ -70,7 +70,7 @@
 (field_declaration
   !name
   type: (generic_type type: (_) @name @reference.inherits))
-(interface_type (constraint_elem [(type_identifier) (qualified_type)] @name @reference.inherits))
+(interface_type (type_elem . [(type_identifier) (qualified_type)] @name @reference.inherits .))
 
 ; writes: assignments (not :=) to fields (receiver kept) and to named variables
 (assignment_statement

@@ -36,17 +36,18 @@
 
 ; imports: use A\B\C; use A\B\C as D; use A\B\{C, D as E}; use function / const; require/include
 (namespace_use_clause
-  (qualified_name (namespace_name_as_prefix (namespace_name) @import.module) (name) @import.name)
-  (namespace_aliasing_clause (name) @import.alias)?) @import
-(namespace_use_clause
-  . (name) @import.module @import.name
-  (namespace_aliasing_clause (name) @import.alias)?) @import
+  (qualified_name prefix: (namespace_name) @import.module (name) @import.name)
+  alias: (name)? @import.alias) @import
+(namespace_use_declaration
+  (namespace_use_clause
+    . (name) @import.module @import.name
+    alias: (name)? @import.alias) @import)
 (namespace_use_declaration
   (namespace_name) @import.module
-  (namespace_use_group
-    (namespace_use_group_clause
-      (namespace_name) @import.name
-      (namespace_aliasing_clause (name) @import.alias)?) @import))
+  body: (namespace_use_group
+    (namespace_use_clause
+      . [(name) (qualified_name)] @import.name
+      alias: (name)? @import.alias) @import))
 (require_expression (string (string_content) @import.module)) @import
 (require_once_expression (string (string_content) @import.module)) @import
 (include_expression (string (string_content) @import.module)) @import

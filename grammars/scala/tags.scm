@@ -1,6 +1,6 @@
-; Scala (the tree-sitter-wasms grammar is Scala 2: Scala 3 `enum`, `given`, `extension` and
-; significant indentation are syntax errors). The file's `package a.b` prefixes qualified names:
-; `a.b.Cart.add`; members of objects and package objects are named after them (`a.b.Registry.apply`).
+; Scala 2 and 3 (`enum`, `given`, `extension`, significant indentation). The file's `package a.b`
+; prefixes qualified names: `a.b.Cart.add`; members of objects and package objects are named after
+; them (`a.b.Registry.apply`).
 (package_clause name: (package_identifier) @module)
 
 ; classes, case classes, traits, objects, package objects, type aliases
@@ -9,6 +9,10 @@
 (object_definition name: (identifier) @name) @definition.object
 (package_object name: (identifier) @name) @definition.object
 (type_definition name: (type_identifier) @name) @definition.type
+(enum_definition name: (identifier) @name) @definition.enum
+(simple_enum_case name: (identifier) @name) @definition.constant
+(full_enum_case name: (identifier) @name) @definition.class
+(given_definition name: (identifier) @name) @definition.object
 
 ; functions (methods in classes, traits and objects); `def this(…)` is an auxiliary constructor
 ((function_definition name: (identifier) @name) @definition.function (#not-eq? @name "this"))
@@ -29,24 +33,33 @@
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (identifier) @name))) @reference.call
 
+; `new C(x)`, `new a.C(x)`, `new C[T](x)`
+(instance_expression . [(type_identifier) (stable_type_identifier)] @name arguments: (arguments)) @reference.call
+(instance_expression . (generic_type type: (_) @name) arguments: (arguments)) @reference.call
+
 ; supertypes: `extends A` is inherited; `with B` traits are mixins (recorded as implements)
-(extends_clause type: [(type_identifier) (stable_type_identifier)] @name @reference.inherits)
-(extends_clause type: (generic_type type: (_) @name @reference.inherits))
+(extends_clause . type: [(type_identifier) (stable_type_identifier)] @name @reference.inherits)
+(extends_clause . type: (generic_type type: (_) @name @reference.inherits))
+(extends_clause "with" [(type_identifier) (stable_type_identifier)] @name @reference.implements)
+(extends_clause "with" (generic_type type: (_) @name @reference.implements))
 (extends_clause type: (compound_type base: [(type_identifier) (stable_type_identifier)] @name @reference.inherits))
 (extends_clause type: (compound_type base: (generic_type type: (_) @name @reference.inherits)))
 (extends_clause type: (compound_type extra: [(type_identifier) (stable_type_identifier)] @name @reference.implements))
 (extends_clause type: (compound_type extra: (generic_type type: (_) @name @reference.implements)))
 
-; imports: `import a.b.C`, `import a.b.{C, D => E}`, `import a.b._`
-((import_declaration path: (stable_identifier (identifier) @import.name .) @import.module) @import
-  (#not-match? @import "(\\._|\\})\\s*$"))
-((import_declaration path: (_) @import.module (import_selectors (identifier) @import.name)) @import
-  (#not-eq? @import.name "_"))
-(import_declaration path: (_) @import.module
-  (import_selectors (renamed_identifier name: (identifier) @import.name alias: (identifier) @import.alias))) @import
-(import_declaration path: (_) @import.module (wildcard) @import.wildcard) @import
-((import_declaration path: (_) @import.module (import_selectors (identifier) @import.wildcard)) @import
-  (#eq? @import.wildcard "_"))
+; imports: `import a.b.C`, `import a.b.{C, D => E}`, `import a.b.C as D`, `import a.b._` (the path
+; is a run of identifiers; the module is every segment before the imported name)
+(import_declaration . (identifier) @import.module ("." (identifier) @import.module)*
+  "." (identifier) @import.name .) @import
+(import_declaration . (identifier) @import.module ("." (identifier) @import.module)*
+  (namespace_selectors (identifier) @import.name)) @import
+(import_declaration . (identifier) @import.module ("." (identifier) @import.module)*
+  (namespace_selectors [(arrow_renamed_identifier name: (_) @import.name alias: (_) @import.alias)
+                        (as_renamed_identifier name: (_) @import.name alias: (_) @import.alias)])) @import
+(import_declaration . (identifier) @import.module ("." (identifier) @import.module)*
+  "." (as_renamed_identifier name: (_) @import.name alias: (_) @import.alias)) @import
+(import_declaration . (identifier) @import.module ("." (identifier) @import.module)*
+  [(namespace_wildcard) (namespace_selectors (namespace_wildcard))] @import.wildcard) @import
 
 ; writes: this.x = …, obj.x = …, x = …, x += …
 (assignment_expression left: (field_expression value: (_) @receiver field: (identifier) @name) @reference.write)

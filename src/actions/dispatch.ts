@@ -14,6 +14,10 @@ import { navigate } from "./navigation.ts";
 import { search } from "./search.ts";
 import { symbols } from "./symbols.ts";
 import { refreshAction, status } from "./status.ts";
+import { map } from "./map.ts";
+import { outline } from "./outline.ts";
+import { context } from "./context.ts";
+import { verify } from "./verify.ts";
 
 export type { ActionContext } from "./context.ts";
 
@@ -34,6 +38,10 @@ const HANDLERS: { [M in MethodName]: Handler<M> } = {
   callees: (scope, params) => navigate(scope, "callees", params),
   impact: (scope, params) => navigate(scope, "impact", params),
   neighborhood: (scope, params) => navigate(scope, "neighborhood", params),
+  map: (scope, params) => map(scope, params),
+  outline: (scope, params) => outline(scope, params),
+  context: (scope, params) => context(scope, params),
+  verify: (scope, params) => verify(scope, params),
   status: (scope, params) => status(scope, params),
   refresh: (scope, params) =>
     refreshAction(scope, { rebuild: false, tokenBudget: params.token_budget }),
@@ -76,11 +84,25 @@ function prepareMethod<M extends MethodName>(
   return { action, params, scope, refresh: common.refresh === true };
 }
 
-/** Reconciles the repositories a prepared request addresses, when it asked for `refresh`. */
+/** Actions that resolve across project siblings: they refresh the siblings too. */
+const RESOLVING: ReadonlySet<MethodName> = new Set([
+  "definition",
+  "references",
+  "callers",
+  "callees",
+  "impact",
+  "neighborhood",
+]);
+
+/**
+ * Reconciles the repositories a prepared request addresses, when it asked for
+ * `refresh` (and, for a resolving action, the project siblings it may answer from).
+ */
 export async function refreshFirst(request: ActionRequest): Promise<void> {
   if (!request.refresh) return;
   const { scope } = request;
-  for (const repo of scope.repositories) {
+  const repos = RESOLVING.has(request.action) ? scope.resolverRepositories() : scope.repositories;
+  for (const repo of repos) {
     scope.throwIfCancelled();
     await scope.workspace.refresh(repo, scope.progressOf(repo));
   }

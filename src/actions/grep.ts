@@ -22,6 +22,8 @@ import { candidateFiles, containsAll, containsInOrder, requiredTerms } from "../
 import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor } from "./paging.ts";
+import { liveFiles, livePaths } from "./live_scan.ts";
+import { sha256Hex } from "../engine/hash.ts";
 
 export type GrepParams = MethodParams<"grep">;
 
@@ -81,10 +83,18 @@ export async function grep(scope: RequestScope, params: GrepParams): Promise<Env
     const done = await search.searchRepository(repo, position);
     if (!done) break;
   }
+  const scanned = search.fallbacks;
   return envelope({
     action: "grep",
     results: search.results,
-    provenance: { backend: "structural", confidence: "exact" },
+    provenance: {
+      backend: scanned.length > 0 ? "structural+live-scan" : "structural",
+      // Matches in working-tree bytes of a repository without a usable index: bounded, not exact.
+      confidence: scanned.length > 0 ? "approximate" : "exact",
+      fresh: scanned.length === 0,
+      fallback_used: scanned.length > 0,
+      fallback_reason: scanned.length > 0 ? scanned.join("; ") : null,
+    },
     repositories: states,
     limitations: search.limitations,
     truncated: search.next !== null,
@@ -157,8 +167,9 @@ async function resolveLanguage(
 function languagesInScope(scope: RequestScope): GrepLanguage[] {
   const counts = new Map<GrepLanguage, number>();
   for (const repo of scope.repositories) {
-    const paths = scope.workspace.withReader(repo, (reader) => [...reader.paths()].sort()).value ??
-      [];
+    const indexed = scope.workspace.withReader(repo, (reader) => [...reader.paths()].sort());
+    // Without a usable target the working tree is what a live scan would read.
+    const paths = indexed.problem ? livePaths(repo) : indexed.value;
     for (const path of paths) {
       const language = grepLanguageForPath(path);
       if (language && scope.matchesPaths(path)) {
@@ -195,6 +206,8 @@ interface RunOptions {
 /** One request's walk over repositories and files, collecting hits until a bound is reached. */
 class GrepRun {
   readonly #limitations: string[] = [];
+  /** Why repositories were matched against their working tree (one reason each). */
+  readonly fallbacks: string[] = [];
   /** Where the next page starts, once a bound stopped this one. */
   next: GrepPosition | null = null;
   filesConsidered = 0;
@@ -222,35 +235,80 @@ class GrepRun {
   async searchRepository(repo: Repository, position: GrepPosition | null): Promise<boolean> {
     const { workspace } = this.#options.scope;
     const listed = workspace.withReader(repo, (reader) => this.#candidateFiles(reader, repo));
-    if (listed.problem) {
-      this.#limitations.push(`${repo.name}: target ${listed.problem}; not searched`);
-      return true;
-    }
+    if (listed.problem) return await this.#scanLive(repo, listed.problem, position);
     for (const file of listed.value) {
       if (position && file.path < position.path) continue;
-      const skip = position && file.path === position.path ? position.skip : 0;
-      const stopAt: GrepPosition = { repo: repo.name, path: file.path, skip };
-      this.#options.scope.throwIfCancelled("grep");
-      if (performance.now() > this.#options.deadline) {
-        this.#limitations.push(
-          "the time budget ran out: the answer is partial; continue with next_cursor",
-        );
-        this.next = stopAt;
-        return false;
-      }
-      if (performance.now() - this.#sliceStarted > GREP_LIMITS.sliceMs) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        this.#sliceStarted = performance.now();
-      }
-      const text = workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
-      const { literals, tokens } = this.#options.compiled;
-      if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) continue;
-      const stored = workspace.withReader(repo, (reader) => reader.statementRanges(file.path))
-        .value;
-      const stopped = this.#searchFile(repo, file, text, stopAt, stored);
-      if (stopped) return false;
+      const text = () => workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
+      const ranges = () =>
+        workspace.withReader(repo, (reader) => reader.statementRanges(file.path)).value;
+      if (await this.#visit(repo, file, text, position, ranges)) return false;
     }
     return true;
+  }
+
+  /**
+   * The live-scan fallback of a repository whose target is missing, building or
+   * damaged: its working-tree files of the pattern's language, read within the
+   * live-scan bounds, prefiltered by the pattern's literals and matched the same
+   * way; the rebuild starts in the background and this answer does not wait.
+   */
+  async #scanLive(
+    repo: Repository,
+    problem: string,
+    position: GrepPosition | null,
+  ): Promise<boolean> {
+    const { scope, language } = this.#options;
+    scope.workspace.refresh(repo).catch(() => {});
+    this.fallbacks.push(`${repo.name}: target ${problem}; matched against the working tree`);
+    const bounded = { cut: false };
+    const files = liveFiles(repo, {
+      pathFilter: (path) =>
+        grepLanguageForPath(path) === language && scope.matchesPaths(path) &&
+        scope.allowPath(repo.name, path),
+      from: position?.path,
+      bounded,
+    });
+    for (const { path, text } of files) {
+      this.filesConsidered++;
+      const file: CandidateFile = { id: -1, path, contentHash: sha256Hex(text) };
+      if (await this.#visit(repo, file, () => text, position)) return false;
+    }
+    if (bounded.cut) {
+      this.#limitations.push(
+        `${repo.name}: the live scan stopped at its bounds; files past them were not searched`,
+      );
+    }
+    return true;
+  }
+
+  /** One candidate file; true when a bound stopped the request (with `next` set). */
+  async #visit(
+    repo: Repository,
+    file: CandidateFile,
+    readText: () => string | null,
+    position: GrepPosition | null,
+    readRanges: () => TextRange[] | null = () => null,
+  ): Promise<boolean> {
+    const skip = position && file.path === position.path ? position.skip : 0;
+    const stopAt: GrepPosition = { repo: repo.name, path: file.path, skip };
+    this.#options.scope.throwIfCancelled("grep");
+    if (performance.now() > this.#options.deadline) {
+      this.#limitations.push(
+        "the time budget ran out: the answer is partial; continue with next_cursor",
+      );
+      this.next = stopAt;
+      return true;
+    }
+    if (performance.now() - this.#sliceStarted > GREP_LIMITS.sliceMs) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.#sliceStarted = performance.now();
+    }
+    const text = readText();
+    const { literals, tokens } = this.#options.compiled;
+    if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) {
+      return false;
+    }
+    return this.#searchFile(repo, file, text, stopAt, readRanges());
   }
 
   #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
@@ -275,7 +333,9 @@ class GrepRun {
     const path = file.path;
     const key = regionKey(repo.location.databasePath, path, file.contentHash);
     let tree: Tree | null = null;
-    const statements = compiled.rootKind === null
+    // A statement of a language that needs a prefix before code (PHP's `<?php`) does not parse
+    // alone as it does in its file: such files are parsed whole.
+    const statements = compiled.rootKind === null || language.patternPrefix
       ? undefined
       : stored
       ? { ranges: parserRanges(stored), guessed: false }

@@ -28,22 +28,35 @@ export interface LiveHit {
   candidate: SearchCandidate;
 }
 
+/** One working-tree file read by a live scan. */
+export interface LiveFile {
+  path: string;
+  text: string;
+}
+
 /**
- * Searches the working tree directly when the target is missing or damaged
- * (so a search never waits for a rebuild): windows of lines scored by query-term
- * hits. Approximate by design.
+ * The text files of a repository's working tree, read directly (the target is
+ * missing or damaged), in path order, within `LIVE_SCAN_LIMITS`: the walk
+ * honours `.gitignore`, default excludes and secret names, skips binary,
+ * non-UTF-8 and oversize files and symlinks. `bounded` is set when a limit cut it.
  */
-export function liveScan(
+export function* liveFiles(
   repo: Repository,
-  options: { terms: string[]; limit: number; pathFilter: ((path: string) => boolean) | null },
-): LiveHit[] {
-  const termSet = new Set(options.terms);
-  const hits: LiveHit[] = [];
+  options: {
+    pathFilter: ((path: string) => boolean) | null;
+    from?: string;
+    bounded?: { cut: boolean };
+  },
+): Generator<LiveFile> {
   let files = 0;
   let bytes = 0;
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  for (const path of walkHonouringGitignore(repo.root)) {
-    if (files >= LIVE_SCAN_LIMITS.files || bytes >= LIVE_SCAN_LIMITS.bytes) break;
+  for (const path of walkHonouringGitignore(repo.root).sort()) {
+    if (files >= LIVE_SCAN_LIMITS.files || bytes >= LIVE_SCAN_LIMITS.bytes) {
+      if (options.bounded) options.bounded.cut = true;
+      return;
+    }
+    if (options.from !== undefined && path < options.from) continue;
     const segments = path.split("/");
     if (segments.some((s) => DEFAULT_EXCLUDES.has(s)) || isSecretName(segments.at(-1)!)) continue;
     if (options.pathFilter && !options.pathFilter(path)) continue;
@@ -59,6 +72,30 @@ export function liveScan(
     } catch {
       continue;
     }
+    yield { path, text };
+  }
+}
+
+/** The paths a live scan would read (no file is opened), for choosing a language. */
+export function livePaths(repo: Repository): string[] {
+  return walkHonouringGitignore(repo.root).filter((path) => {
+    const segments = path.split("/");
+    return !segments.some((s) => DEFAULT_EXCLUDES.has(s)) && !isSecretName(segments.at(-1)!);
+  }).slice(0, LIVE_SCAN_LIMITS.files);
+}
+
+/**
+ * Searches the working tree directly when the target is missing or damaged
+ * (so a search never waits for a rebuild): windows of lines scored by query-term
+ * hits. Approximate by design.
+ */
+export function liveScan(
+  repo: Repository,
+  options: { terms: string[]; limit: number; pathFilter: ((path: string) => boolean) | null },
+): LiveHit[] {
+  const termSet = new Set(options.terms);
+  const hits: LiveHit[] = [];
+  for (const { path, text } of liveFiles(repo, { pathFilter: options.pathFilter })) {
     const lines = text.split("\n");
     for (let start = 0; start < lines.length; start += WINDOW) {
       const window = lines.slice(start, start + WINDOW).join("\n");

@@ -99,6 +99,7 @@ export async function navigate(
     }
     subject = findSubject(resolver, {
       repos: searchRepos,
+      siblings: scope.resolverRepositories().map((repo) => repo.name),
       symbol: params.symbol,
       path,
       line: params.line,
@@ -147,9 +148,23 @@ export async function navigate(
     limitations.push(subject.ambiguity ?? "the symbol is ambiguous: see candidates");
   }
   limitations.push(...dynamicLimitations(store, answer, subject));
-  for (const [repo, problem] of store.problems) {
-    limitations.push(`${repo}: no relation index (target ${problem})`);
+  // What could not be read is named: an answer is never exact about what it did not search.
+  const unread = [...store.problems].map(([repo, problem]) => `${repo} (target ${problem})`);
+  if (unread.length > 0) {
+    limitations.push(
+      `not searched: ${unread.join(", ")}; answered without ${
+        unread.length === 1 ? "it" : "them"
+      } (refresh to index)`,
+    );
   }
+  for (const [repo, problem] of store.dependencyProblems) {
+    limitations.push(`${repo}: dependency target ${problem}; uses into it are not resolved`);
+  }
+  // Records in dependency packages, as the caller sees them (under the importing repository).
+  answer.results = store.presentDependencies(answer.results);
+  answer.candidates = store.presentDependencies(answer.candidates);
+  answer.data = store.presentDependencies(answer.data);
+  limitations.splice(0, limitations.length, ...store.presentDependencies(limitations));
 
   // Filters on the answer (never on the resolver's scope), then paging and budget.
   const kept = answer.results.filter((hit) =>
@@ -169,17 +184,27 @@ export async function navigate(
   const truncated = next !== null || cut;
   const nextCursor = next === null ? null : issueCursor(binding, next);
   answer.data.rows_read = store.rowsRead;
-  const repos = [...new Set([...subject.scopeRepos, ...searchRepos])]
+  // Every repository the answer came from or looked in, the answering siblings included.
+  const answering = [
+    ...searchRepos,
+    ...subject.scopeRepos,
+    ...answer.results.map((hit) => hit.repo),
+    ...answer.candidates.map((hit) => hit.repo),
+  ];
+  const repos = [...new Set(answering)]
+    .filter((name) => searchRepos.includes(name) || !store.problems.has(name))
     .map((name) => store.repository(name)).filter((r) => r !== null);
+  const approximate = results.some((hit) => hit.confidence === "approximate") ||
+    answer.confidence === "approximate" ||
+    // Part of the scope could not be read: an absence, or a list of uses, is not known whole.
+    (store.problems.size > 0 && (answer.results.length === 0 || action !== "definition"));
   const built = envelope({
     action,
     results,
     provenance: {
       backend: "relations",
-      confidence: results.some((hit) => hit.confidence === "approximate") ||
-          answer.confidence === "approximate"
-        ? "approximate"
-        : "exact",
+      confidence: approximate ? "approximate" : "exact",
+      fresh: store.problems.size === 0,
     },
     repositories: repositoryStates(workspace, repos),
     limitations,
@@ -412,6 +437,8 @@ function dynamicLimitations(store: ScopeStore, answer: Answer, subject: Subject)
   }
   const out: string[] = [];
   for (const file of files.values()) {
+    // A package's own reflection is its business, not a limit of this answer.
+    if (store.dependency(file.repo)) continue;
     const text = store.fileText(file.repo, file.path);
     if (text === null) continue;
     for (

@@ -130,6 +130,12 @@ export class PageFitter {
     return this.stoppedBy === null && this.results.length < this.#limit;
   }
 
+  /** Whether a hit would be taken whole now (room under `limit` and in the budget). */
+  fits(hit: ResultHit): boolean {
+    if (this.stoppedBy !== null || this.results.length >= this.#limit) return false;
+    return this.#budget === null || this.#used + tokenCost(hit) <= this.#budget;
+  }
+
   /**
    * Offers the next hit: true when it was taken (the first one cut to fit when
    * it alone exceeds the budget), false when the page ended before it.

@@ -9,6 +9,14 @@ import type { Workspace } from "../workspace/workspace.ts";
 import type { ActionContext } from "./context.ts";
 import { repositoryStates, traceId } from "./envelope.ts";
 import { visibleRepositories } from "../workspace/scope.ts";
+import { loadDependencyState } from "../deps/mod.ts";
+import type { TargetLocation } from "../store/target.ts";
+
+/** What a repository's dependency index was last refreshed to ("" before any). */
+function dependencyStamp(location: TargetLocation): string {
+  const state = loadDependencyState(location);
+  return state ? `${state.fingerprint}/${state.refreshed_at}` : "";
+}
 
 /** Actions whose answer depends only on their params, the scope and the committed index. */
 export const CACHEABLE_ACTIONS: ReadonlySet<string> = new Set([
@@ -118,8 +126,11 @@ export function cacheKey(request: {
   if (context.allowPath && request.scope === undefined) return null;
   const visible = visibleRepositories(workspace, context);
   // The root is part of the key too: two workspaces in one process may share repository names.
+  // So is each one's dependency index: an install moves it without a new generation.
   const states = repositoryStates(workspace, visible).map((state, i) =>
-    `${state.name}=${visible[i].root}@${state.generation}:${state.head ?? ""}`
+    `${state.name}=${visible[i].root}@${state.generation}:${state.head ?? ""}:${
+      dependencyStamp(visible[i].location)
+    }`
   );
   const { refresh: _refresh, ...rest } = params;
   return JSON.stringify([

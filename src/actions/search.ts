@@ -1,5 +1,5 @@
 import { analyzeQuery, pathMatchesMention, type QueryAnalysis } from "../engine/query.ts";
-import { codeTerms } from "../engine/tokenizer.ts";
+import { codeTerms, compactIdentifier } from "../engine/tokenizer.ts";
 import { HASH_MODEL_ID, hashVector } from "../engine/vector.ts";
 import { WireError } from "../protocol/errors.ts";
 import { LIMITS, type MethodParams } from "../protocol/methods.ts";
@@ -8,7 +8,7 @@ import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { lexicalMatches, selectTerms } from "../search/lexical.ts";
-import { confidenceFeatures, confidenceOf } from "../search/confidence.ts";
+import { atMost, confidenceFeatures, confidenceOf } from "../search/confidence.ts";
 import {
   isDocPath,
   type RankChunk,
@@ -24,6 +24,7 @@ import { sliceLines } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveScan } from "./live_scan.ts";
+import { type DependencyRecord, loadDependencyState } from "../deps/mod.ts";
 
 export type SearchParams = MethodParams<"search">;
 
@@ -36,8 +37,20 @@ const VECTOR_POOL = 300;
 const MAX_DEFINITIONS = 12;
 
 interface RepositoryAnswer {
-  ranked: (RankedChunk & { repo: Repository; file: RankFile; round: number })[];
+  ranked: (RankedChunk & {
+    repo: Repository;
+    file: RankFile;
+    round: number;
+    /** Set for a chunk of a dependency package: the repository that imports it, and how. */
+    dependency?: DependencySource;
+  })[];
   limitations: string[];
+}
+
+/** A dependency package target searched for a repository that imports it. */
+interface DependencySource {
+  owner: Repository;
+  record: DependencyRecord;
 }
 
 /**
@@ -57,7 +70,9 @@ export async function search(
     throw new WireError("LimitExceeded", `search 'query' exceeds ${LIMITS.queryBytes} bytes`);
   }
   const strategy = params.strategy ?? DEFAULT_STRATEGY;
-  const kind = params.kind ?? "local";
+  // No kind: the repository's own files, code and docs; `local`: its code; `doc`: its docs and
+  // its dependencies'; `dependency`: the code of the packages it imports; `all`: everything.
+  const kind = params.kind ?? null;
   const limit = params.limit ?? 10;
   const repos = scope.repositories;
   const states = repositoryStates(workspace, repos);
@@ -74,14 +89,28 @@ export async function search(
       repositories: states,
       limitations: [...limitations, reason],
     });
-  if (kind === "dependency") {
-    return empty("no dependency index is built: kind 'dependency' has no results");
-  }
   if (analysis.terms.length === 0 && analysis.paths.length === 0) {
     return empty("the query has no searchable terms");
   }
+  const wantsKind = (doc: boolean, dependency: boolean) =>
+    kind === null ? !dependency : kind === "all" ||
+      (kind === "doc" ? doc : kind === "local" ? !doc && !dependency : !doc && dependency);
   const allowPath = (repo: Repository, path: string, language: string | null) =>
-    scope.accepts(repo.name, path, language) && (kind !== "doc" || isDocPath(path, language));
+    scope.accepts(repo.name, path, language) && wantsKind(isDocPath(path, language), false);
+  // Dependency packages are seen at their path under the repository that imports them.
+  const dependencyPath = (source: DependencySource, path: string) =>
+    `${source.record.display}/${path}`;
+  const dependencies = kind === "dependency" || kind === "doc" || kind === "all"
+    ? repos.flatMap((owner) =>
+      (loadDependencyState(owner.location)?.packages ?? []).filter((record) => !record.error)
+        .map((record): DependencySource => ({ owner, record }))
+    )
+    : [];
+  if (kind === "dependency" && dependencies.length === 0) {
+    limitations.push(
+      "no dependency of the repositories is indexed (refresh indexes the packages their source imports from node_modules, .venv, the Go module cache or the Cargo registry)",
+    );
+  }
   const ranked: RepositoryAnswer["ranked"] = [];
   const fallbacks: string[] = [];
   const providerProblems: string[] = [];
@@ -89,6 +118,8 @@ export async function search(
     ? null
     : await queryVector(workspace, params.query, analysis, providerProblems);
   const texts = new Map<string, string>();
+  // Identifiers the query writes that some searched repository holds (by whole compact term).
+  const seen = new Set<string>();
   for (const repo of repos) {
     const answer = workspace.withReader(
       repo,
@@ -128,13 +159,56 @@ export async function search(
     }
     ranked.push(...answer.value.ranked);
     limitations.push(...answer.value.limitations);
+    workspace.withReader(repo, (reader) => {
+      for (const word of analysis.identifiers) {
+        if (!seen.has(word) && reader.termDocuments(compactIdentifier(word)) > 0) seen.add(word);
+      }
+    });
+  }
+  for (const source of dependencies) {
+    const { owner, record } = source;
+    const target: Repository = {
+      name: `dep:${owner.name}:${record.id}`,
+      root: record.root,
+      location: {
+        root: record.root,
+        directory: record.database.replace(/\/[^/]*$/, ""),
+        databasePath: record.database,
+      },
+    };
+    const allowDependency = (_: Repository, path: string, language: string | null) =>
+      scope.accepts(owner.name, dependencyPath(source, path), language) &&
+      wantsKind(isDocPath(path, language), true);
+    const answer = workspace.withReader(
+      target,
+      (reader) =>
+        rankRepository(reader, target, {
+          analysis,
+          strategy,
+          limit,
+          allowPath: allowDependency,
+          vectors,
+        }),
+    );
+    if (answer.problem) {
+      limitations.push(
+        `${owner.name}: dependency ${record.id} not searched (target ${answer.problem})`,
+      );
+      continue;
+    }
+    for (const entry of answer.value.ranked) ranked.push({ ...entry, dependency: source });
   }
   // One repository keeps its order; several are merged round by round, best first.
-  const ordered = repos.length === 1
+  const merged = repos.length === 1 && dependencies.length === 0
     ? ranked
     : [...ranked].sort((a, b) => a.round - b.round || b.score - a.score);
+  // Hits an order of magnitude below the best are noise, not a longer answer.
+  const best = merged.reduce((top, entry) => Math.max(top, entry.score), 0);
+  const ordered = merged.filter((entry) => entry.score >= best * RANKING.tailShare);
   const termSet = new Set(analysis.terms.map((term) => term.term));
-  const hitOf = ({ chunk, repo, file, score }: RepositoryAnswer["ranked"][number]): ResultHit => {
+  const hitOf = (
+    { chunk, repo, file, score, dependency }: RepositoryAnswer["ranked"][number],
+  ): ResultHit => {
     const key = `${repo.name}\0${chunk.path}`;
     let text = texts.get(key);
     if (text === undefined) {
@@ -142,10 +216,24 @@ export async function search(
       texts.set(key, text);
     }
     const snippet = sliceLines(text, chunk.startLine, chunk.endLine);
-    const sourceKind: SourceKind = isDocPath(chunk.path, file.language) ? "doc" : "local";
+    const sourceKind: SourceKind = isDocPath(chunk.path, file.language)
+      ? "doc"
+      : dependency
+      ? "dependency"
+      : "local";
     return {
-      repo: repo.name,
-      path: chunk.path,
+      repo: dependency ? dependency.owner.name : repo.name,
+      path: dependency ? dependencyPath(dependency, chunk.path) : chunk.path,
+      ...(dependency
+        ? {
+          dependency: {
+            ecosystem: dependency.record.ecosystem,
+            name: dependency.record.name,
+            version: dependency.record.version,
+            path: chunk.path,
+          },
+        }
+        : {}),
       start_line: chunk.startLine,
       end_line: chunk.endLine,
       symbol: chunk.symbolPath,
@@ -166,7 +254,17 @@ export async function search(
   const next = end < ordered.length ? end : null;
   const scanned = fallbacks.length > 0;
   const reasons = [...fallbacks, ...providerProblems];
-  const confidence: Confidence = scanned ? "weak" : confidenceOf(ordered);
+  let confidence: Confidence = scanned ? "weak" : confidenceOf(ordered);
+  // Identifiers written in the query that occur nowhere: the hits match parts of them at most.
+  const absent = scanned ? [] : analysis.identifiers.filter((word) => !seen.has(word));
+  if (absent.length > 0 && absent.length === analysis.identifiers.length && ordered.length > 0) {
+    confidence = atMost(confidence, "candidate");
+    limitations.push(
+      `${
+        absent.slice(0, 3).map((word) => `'${word}'`).join(", ")
+      } occur(s) nowhere in the index: the hits match parts of the query only`,
+    );
+  }
   return envelope({
     action: "search",
     results,

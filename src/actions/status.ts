@@ -9,6 +9,7 @@ import { envelope, repositoryStates } from "./envelope.ts";
 import { tokenCost } from "./paging.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
+import { dependencyStatus } from "../deps/mod.ts";
 
 /** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
 export function status(
@@ -66,8 +67,10 @@ function repositoryStatus(workspace: Workspace, repo: Repository): RepositorySta
     last_refresh: workspace.lastReport(repo),
   };
   const answer = workspace.withReader(repo, (reader) => fill(reader, base));
-  if (answer.problem) return { ...base, state: answer.problem };
-  return answer.value;
+  const dependencies = dependencyStatus(repo.location);
+  const extra = dependencies ? { dependencies } : {};
+  if (answer.problem) return { ...base, ...extra, state: answer.problem };
+  return { ...answer.value, ...extra };
 }
 
 /**
@@ -80,7 +83,8 @@ function restrictedStatus(
   repo: Repository,
   allowPath: (path: string) => boolean,
 ): RepositoryStatus {
-  const full = repositoryStatus(workspace, repo);
+  // Dependencies are left out: where packages lie and what they hold is whole-tree knowledge.
+  const { dependencies: _dependencies, ...full } = repositoryStatus(workspace, repo);
   const base: RepositoryStatus = {
     ...full,
     target: "",

@@ -72,6 +72,9 @@ const PLACEHOLDERS: Record<string, string> = {
   symbol: "NAME",
   path: "PATH",
   kind: "KIND",
+  focus: "TEXT",
+  symbols: "NAME",
+  citations: "JSON|-",
 };
 
 /** One param of one or more actions, as a flag. */
@@ -169,8 +172,10 @@ export function actionParams(options: {
   values: Record<string, unknown>;
   flags: ActionFlag[];
   methods?: Record<string, MethodDescriptor>;
+  /** What standard input held, for a JSON value given as `-`. */
+  stdin?: string;
 }): Record<string, unknown> {
-  const { action, rest, values, flags, methods = METHODS } = options;
+  const { action, rest, values, flags, methods = METHODS, stdin } = options;
   const method = Object.hasOwn(methods, action) ? methods[action] : undefined;
   const given: Record<string, unknown> = {};
   for (const flag of flags) {
@@ -181,7 +186,7 @@ export function actionParams(options: {
     }
     // An empty value is no value, as it always was on this command line.
     if (raw === undefined || raw === false || raw === "") continue;
-    given[flag.param] = flagValue(flag, raw);
+    given[flag.param] = flagValue(flag, raw, stdin);
   }
   const argument = method?.argument;
   if (!argument) {
@@ -201,11 +206,53 @@ export function actionParams(options: {
       `'${action}' got its ${argument} twice: as the argument and as --${argument}`,
     );
   }
-  const value = method.params[argument]?.type === "string[]" ? rest : rest.join(" ");
+  const type = method.params[argument]?.type;
+  const value = type === "string[]"
+    ? rest
+    : type === "object[]"
+    ? records(rest.join(" "), `the ${argument} argument`, stdin)
+    : rest.join(" ");
   return { [argument]: value, ...given };
 }
 
-function flagValue(flag: ActionFlag, raw: unknown): unknown {
+/** Whether an action's positional argument (or a flag) reads `-` from standard input. */
+export function readsStdin(
+  action: string,
+  rest: string[],
+  values: Record<string, unknown>,
+  methods: Record<string, MethodDescriptor> = METHODS,
+): boolean {
+  const method = Object.hasOwn(methods, action) ? methods[action] : undefined;
+  if (!method) return false;
+  return Object.entries(method.params).some(([param, spec]) =>
+    spec.type === "object[]" &&
+    ((method.argument === param && rest.length === 1 && rest[0] === "-") ||
+      values[param.replaceAll("_", "-")] === "-")
+  );
+}
+
+/** A JSON list of records (one record is a list of one); `-` is standard input. */
+function records(text: string, what: string, stdin?: string): Record<string, unknown>[] {
+  const source = text.trim() === "-" ? stdin ?? "" : text;
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot read ${what} as JSON${text.trim() === "-" ? " from standard input" : ""}: ${
+        (error as Error).message
+      }`,
+    );
+  }
+  const list = Array.isArray(value) ? value : [value];
+  if (list.some((item) => typeof item !== "object" || item === null || Array.isArray(item))) {
+    throw new UsageError(`${what} must be a JSON array of objects`);
+  }
+  return list as Record<string, unknown>[];
+}
+
+function flagValue(flag: ActionFlag, raw: unknown, stdin?: string): unknown {
+  if (flag.type === "object[]") return records(String(raw), `--${flag.flag}`, stdin);
   if (flag.type !== "integer") return raw;
   const value = Number(raw);
   if (!Number.isInteger(value)) throw new UsageError(`--${flag.flag} must be a whole number`);

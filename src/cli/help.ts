@@ -54,7 +54,7 @@ ${columns(flagRows)}
 options:
 ${columns(optionRows)}
 
-exit: 0 found, 1 nothing found, 2 error`;
+exit: 0 found (verify: every citation holds), 1 nothing found, 2 error`;
 }
 
 /** Every action with its argument (<required> or [optional]) and its one-line summary. */

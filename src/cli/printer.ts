@@ -30,6 +30,26 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
         for (const error of repo.errors.sample) {
           lines.push(`    ${error.path}: ${error.stage}: ${error.message}`);
         }
+        if (repo.dependencies) {
+          const deps = repo.dependencies;
+          const problems = Object.entries(deps.problems).map(([k, v]) => `${k} ${v}`).join(", ");
+          lines.push(
+            `  dependencies ${deps.packages.length} packages, ${deps.files} files, target ${
+              formatBytes(deps.target_bytes)
+            }${problems ? `; ${problems}` : ""}`,
+          );
+        }
+        for (const server of repo.lsp ?? []) {
+          const timings = [
+            server.ready_ms != null ? `ready in ${server.ready_ms} ms` : "",
+            server.p50_request_ms != null ? `p50 ${server.p50_request_ms} ms` : "",
+          ].filter(Boolean).join(", ");
+          lines.push(
+            `  lsp ${server.server} ${server.state}${timings ? ` (${timings})` : ""}${
+              server.last_error ? `: ${server.last_error}` : ""
+            }`,
+          );
+        }
         for (const limitation of repo.limitations) lines.push(`  limitation: ${limitation}`);
       }
       break;
@@ -91,6 +111,68 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
       if (mermaid) lines.push(mermaid);
       break;
     }
+    case "map":
+      // `path  score` then its definitions' `line: signature`; onboarding adds the stage and why.
+      for (const hit of envelope.results) {
+        const stage = typeof hit.stage === "string" ? `[${hit.stage}] ` : "";
+        const why = typeof hit.why === "string" ? ` — ${hit.why}` : "";
+        lines.push(`${stage}${prefix(hit.repo)}${hit.path}${why}`);
+        for (const definition of stringList(hit.definitions)) lines.push(`  ${definition}`);
+      }
+      break;
+    case "outline":
+      // One node a line, indented by level: directories end in '/', definitions show their line.
+      for (const hit of envelope.results) {
+        const indent = "  ".repeat(typeof hit.level === "number" ? hit.level : 0);
+        const summary = typeof hit.summary === "string" ? hit.summary : "";
+        const label = hit.kind === "repository"
+          ? `${hit.repo}/`
+          : hit.kind === "directory"
+          ? `${prefix(hit.repo)}${hit.path}`
+          : hit.kind === "file"
+          ? `${prefix(hit.repo)}${hit.path}`
+          : `${hit.start_line}:`;
+        const gap = label.endsWith(":") ? " " : "  ";
+        lines.push(`${indent}${label}${summary ? `${gap}${summary}` : ""}`);
+      }
+      break;
+    case "context":
+      // `path:start-end: [piece] symbol — why (confidence)`, then the piece's text.
+      for (const hit of envelope.results) {
+        const what = [hit.piece, hit.symbol].filter((v) => v).join(" ");
+        lines.push(
+          `${prefix(hit.repo)}${hit.path}:${hit.start_line}-${hit.end_line}: [${what}] — ${
+            hit.why ?? ""
+          } (${hit.confidence ?? "exact"})`,
+        );
+        if (hit.snippet) lines.push(hit.snippet, "");
+      }
+      break;
+    case "verify": {
+      // `[verdict] path:start-end symbol — reason`, then the score.
+      for (const hit of envelope.results) {
+        const range = hit.lines_cited === false
+          ? ""
+          : hit.start_line === hit.end_line
+          ? `:${hit.start_line}`
+          : `:${hit.start_line}-${hit.end_line}`;
+        const found = Array.isArray(hit.found_at) && hit.found_at.length > 0
+          ? `; now at ${
+            (hit.found_at as { path: string; start_line: number }[]).map((at) =>
+              `${at.path}:${at.start_line}`
+            ).join(", ")
+          }`
+          : "";
+        lines.push(
+          `[${hit.verdict}] ${prefix(hit.repo)}${hit.path}${range}${
+            hit.symbol ? ` ${hit.symbol}` : ""
+          } — ${hit.reason}${found}`,
+        );
+      }
+      const data = envelope.data as { score: number; ok: number; total: number } | undefined;
+      if (data) lines.push(`score ${data.score} (${data.ok}/${data.total} hold)`);
+      break;
+    }
     default:
       for (const hit of envelope.results) {
         const line = typeof hit.match_line === "number" ? hit.match_line : hit.start_line;
@@ -103,6 +185,10 @@ export function formatHuman(envelope: Envelope, multiRepo: boolean): string {
   }
   if (envelope.provenance.fallback_used) lines.push(`note: ${envelope.provenance.fallback_reason}`);
   return lines.join("\n");
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item) => typeof item === "string") : [];
 }
 
 function formatBytes(bytes: number): string {

@@ -8,12 +8,13 @@ import { parseArgs } from "node:util";
 import { attachDaemon, callerIdentity, embeddedGrant, type Identity } from "../daemon/caller.ts";
 import { RpcFailure } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
+import { openLspBackend } from "../actions/lsp_route.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { loadWorkspaceConfig, Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { METHODS } from "../protocol/methods.ts";
-import { actionFlags, actionParams, queryParseOptions, UsageError } from "./flags.ts";
+import { actionFlags, actionParams, queryParseOptions, readsStdin, UsageError } from "./flags.ts";
 import { QUERY_SYNOPSIS, queryUsage } from "./help.ts";
 import { formatHuman } from "./printer.ts";
 
@@ -35,7 +36,9 @@ export async function queryCommand(args: string[]): Promise<number> {
   const [action, ...rest] = positionals;
   let params: Record<string, unknown>;
   try {
-    params = actionParams({ action, rest, values, flags });
+    // A JSON argument given as `-` (verify's citations) is read from standard input.
+    const stdin = readsStdin(action, rest, values) ? await readStdin() : undefined;
+    params = actionParams({ action, rest, values, flags, stdin });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`sextant: ${error.message}\n${QUERY_SYNOPSIS}`);
@@ -55,6 +58,11 @@ export async function queryCommand(args: string[]): Promise<number> {
     },
     identity: callerIdentity({ agent: option("agent"), token: option("token") }),
   });
+}
+
+/** Everything on standard input, as text. */
+async function readStdin(): Promise<string> {
+  return await new Response(Deno.stdin.readable).text();
 }
 
 /** Asks the daemon (or this process) and prints the answer; returns the exit code. */
@@ -80,6 +88,11 @@ async function answer(options: {
     } else {
       const text = formatHuman(envelope, multiRepo);
       if (text) console.log(text);
+    }
+    // verify: 0 when every citation holds, 1 when one does not.
+    if (action === "verify") {
+      const data = envelope.data as { ok?: number; total?: number } | undefined;
+      return data && data.ok === data.total ? 0 : 1;
     }
     // An action that looks something up found it or not; the others always answer.
     if (METHODS[action]?.argument) {
@@ -151,6 +164,8 @@ async function embedded(options: {
   progress?: (repo: string, progress: RefreshProgress) => void;
 }): Promise<Answer> {
   const workspace = await Workspace.open(options.workspaceOptions);
+  // A one-shot process waits for a starting server (up to its request timeout).
+  const lsp = openLspBackend(workspace, { wait: "request_timeout" });
   try {
     // The local user owns the files: without --agent the CLI has full access.
     const grant = embeddedGrant(workspace, options.identity);
@@ -160,10 +175,12 @@ async function embedded(options: {
       action: options.action,
       params: options.params,
       onProgress: options.progress,
+      lsp,
     });
     const visible = grant.visibleRepositories(workspace);
     return { envelope, multiRepo: visible.size > 1 };
   } finally {
+    await lsp?.dispose();
     workspace.close();
   }
 }

@@ -14,6 +14,14 @@ export class RpcFailure extends Error {
   }
 }
 
+/** The connection ended before the daemon answered (it stopped, or the socket closed). */
+export class ConnectionClosed extends RpcFailure {
+  constructor(message = "Connection closed") {
+    super(-32603, message);
+    this.name = "ConnectionClosed";
+  }
+}
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -48,14 +56,14 @@ export class DaemonClient {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       if (this.#closed) {
-        reject(new RpcFailure(-32603, "Connection closed"));
+        reject(new ConnectionClosed());
         return;
       }
       this.#pending.set(id, { resolve, reject, onProgress: options.onProgress });
       this.#write({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })
         .catch((error) => {
           this.#pending.delete(id);
-          reject(error);
+          reject(new ConnectionClosed(`Connection closed: ${(error as Error).message}`));
         });
     });
   }
@@ -85,7 +93,7 @@ export class DaemonClient {
     } catch { /* closed */ }
     this.#closed = true;
     for (const pending of this.#pending.values()) {
-      pending.reject(new RpcFailure(-32603, "Connection closed by the daemon"));
+      pending.reject(new ConnectionClosed("Connection closed by the daemon"));
     }
     this.#pending.clear();
   }

@@ -118,10 +118,10 @@ export class Connection {
     clearTimeout(timer);
   }
 
-  /** Sends a last frame, waits up to a second for it to be written, and closes. */
-  async closeWith(value: unknown): Promise<void> {
+  /** Sends a last frame, waits up to `ms` (a second) for it to be written, and closes. */
+  async closeWith(value: unknown, ms = 1000): Promise<void> {
     this.send(value);
-    await this.flushedWithin(1000);
+    await this.flushedWithin(ms);
     this.close();
   }
 

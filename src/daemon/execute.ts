@@ -5,11 +5,19 @@
  */
 import {
   type ActionContext,
+  type ActionRequest,
   answerAction,
   prepareAction,
   refreshFirst,
 } from "../actions/dispatch.ts";
 import { ResultCache } from "../actions/result_cache.ts";
+import {
+  LSP_ACTIONS,
+  type LspBackend,
+  routedParams,
+  routeToServer,
+  withServerStatus,
+} from "../actions/lsp_route.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
@@ -31,14 +39,23 @@ export interface ExecuteOptions {
   /** The caller's trace id for this request; the answer's `trace_id` is set to it. */
   traceId?: string;
   /**
-   * Runs the action itself on params already validated (the daemon: in a query
-   * Worker); default: answered here from the request prepared by `executeAction`.
+   * The language servers of this process (`lsp:` of `sextant.yml`), on the thread that runs
+   * this call: navigation and `symbols` go to a ready server after the structural answer, which
+   * is the fallback; `status` reports each server.
+   */
+  lsp?: LspBackend | null;
+  /**
+   * Runs the action itself (the daemon: in a query Worker); default: answered
+   * here from the prepared request. `params` are the validated params without
+   * `refresh` (already done), as plain data for a Worker; `request` is the
+   * request `executeAction` prepared, for `answerAction` on this thread.
    */
   run?: (
     workspace: Workspace,
     action: string,
     params: Record<string, unknown>,
     context: ActionContext,
+    request: ActionRequest,
   ) => Promise<Envelope>;
 }
 
@@ -81,6 +98,10 @@ export async function executeAction(
   return await executePrepared(options, prepared);
 }
 
+/** The limitation of an answer whose `refresh: true` was not run (the agent may not refresh). */
+export const REFRESH_REFUSED =
+  "refresh: true was not run: this agent is not granted 'refresh'; answered from the last committed generation";
+
 /** A directory name no repository holds (it is never created). */
 const HIDDEN_PREFIX = ".sextant-no-such-path/";
 
@@ -111,14 +132,24 @@ async function executePrepared(
   const access = { ...prepared.context, signal, onProgress: options.onProgress };
   // Params are validated and the scope built once, before a refresh does any work.
   const request = prepareAction(workspace, action, prepared.params, access);
-  await refreshFirst(request);
+  // A refresh is administrative: `refresh: true` from an agent not granted `refresh` runs none,
+  // and the answer comes from the last committed generation with a limitation that says so.
+  const refreshRefused = request.refresh && !grant.allowsAction("refresh");
+  if (!refreshRefused) await refreshFirst(request);
   request.scope.throwIfCancelled();
   // `refresh` has been done: the runner and the cache key see the params without it.
-  const { refresh: _refresh, ...params }: Record<string, unknown> = request.params;
+  const { refresh: _refresh, ...asked }: Record<string, unknown> = request.params;
+  // A routed action's cursor may be a server answer's: the structural run never sees that one.
+  const lsp = options.lsp && LSP_ACTIONS.has(action) ? options.lsp : null;
+  const routed = lsp ? routedParams(request.scope, action, asked) : null;
+  const params = routed?.params ?? asked;
+  const structuralRequest = routed
+    ? { ...request, params: params as typeof request.params }
+    : request;
   const compute = async () => {
     const answer = options.run
-      ? await options.run(workspace, action, params, access)
-      : await answerAction(request);
+      ? await options.run(workspace, action, params, access, structuralRequest)
+      : await answerAction(structuralRequest);
     request.scope.throwIfCancelled();
     // The policy again, before the answer is kept or returned.
     return grant.filter(answer, visible);
@@ -140,11 +171,30 @@ async function executePrepared(
   } else {
     envelope = await compute();
   }
+  if (lsp && routed) {
+    // Never cached: the server's state and the working tree change without a new generation.
+    const answer = await routeToServer({
+      backend: lsp,
+      scope: request.scope,
+      action,
+      params,
+      routed,
+      structural: envelope,
+    });
+    if (answer !== envelope) {
+      cached = false;
+      envelope = grant.filter(answer, visible);
+    }
+  }
+  if (action === "status") envelope = withServerStatus(options.lsp, request.scope, envelope);
   if (action === "status" && options.counters) {
     envelope.data = {
       ...(envelope.data as Record<string, unknown>),
       daemon: options.counters.snapshot(visible),
     };
+  }
+  if (refreshRefused) {
+    envelope = { ...envelope, limitations: [...envelope.limitations, REFRESH_REFUSED] };
   }
   if (options.traceId) envelope.trace_id = options.traceId;
   return { envelope, cached };

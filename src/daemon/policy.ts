@@ -11,113 +11,16 @@ import { WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import { type AgentSpec, parseAgents } from "../workspace/config.ts";
 
-/** One agent of `sextant.yml`'s `agents` section. */
-export interface AgentSpec {
-  name: string;
-  tokenEnv: string | null;
-  tokenSha256: string | null;
-  repositories: "*" | string[];
-  paths: Record<string, string[]>;
-  actions: string[] | null;
-  maxResults: number | null;
-  mode: "full" | "summary";
-  /** May call the daemon's own administrative methods (`workspace/reload`). */
-  admin: boolean;
-}
+// The `agents` section is parsed (and checked) with the rest of `sextant.yml`.
+export { type AgentSpec, parseAgents };
 
 /** Actions an agent in `mode: summary` may use: none of them returns source text. */
 export const SUMMARY_ACTIONS: ReadonlySet<string> = new Set(["map", "outline", "status"]);
 
 /** The answer to any failed authentication: it never says which part was wrong. */
 const REFUSED = "Unknown agent or wrong token";
-
-/** Parses the `agents` section; null when there is none (a single local user, full access). */
-export function parseAgents(raw: unknown, source: string): AgentSpec[] | null {
-  if (raw === undefined || raw === null) return null;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`Cannot parse workspace config ${source}: ${what}`);
-  };
-  if (typeof raw !== "object" || Array.isArray(raw)) fail("key 'agents' is not a mapping");
-  const agents: AgentSpec[] = [];
-  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      fail(`agent '${name}' is not a mapping`);
-    }
-    const entry = value as Record<string, unknown>;
-    const stringList = (key: string): string[] | null => {
-      const list = entry[key];
-      if (list === undefined || list === null) return null;
-      if (!Array.isArray(list) || list.some((item) => typeof item !== "string")) {
-        fail(`agent '${name}' key '${key}' is not a list of strings`);
-      }
-      return list as string[];
-    };
-    const tokenEnv = entry.token_env;
-    const tokenSha256 = entry.token_sha256;
-    if (tokenEnv !== undefined && typeof tokenEnv !== "string") {
-      fail(`agent '${name}' key 'token_env' is not a string`);
-    }
-    if (
-      tokenSha256 !== undefined &&
-      (typeof tokenSha256 !== "string" || !/^[0-9a-fA-F]{64}$/.test(tokenSha256))
-    ) {
-      fail(`agent '${name}' key 'token_sha256' is not 64 hex digits`);
-    }
-    if (tokenEnv === undefined && tokenSha256 === undefined) {
-      fail(`agent '${name}' needs 'token_env' or 'token_sha256'`);
-    }
-    const repositories = entry.repositories === "*" ? "*" : stringList("repositories") ?? [];
-    const paths: Record<string, string[]> = {};
-    if (entry.paths !== undefined && entry.paths !== null) {
-      if (typeof entry.paths !== "object" || Array.isArray(entry.paths)) {
-        fail(`agent '${name}' key 'paths' is not a mapping`);
-      }
-      for (const [repo, globs] of Object.entries(entry.paths as Record<string, unknown>)) {
-        const list = typeof globs === "string" ? [globs] : globs;
-        if (!Array.isArray(list) || list.some((glob) => typeof glob !== "string")) {
-          fail(`agent '${name}' paths of '${repo}' are not a list of globs`);
-        }
-        paths[repo] = list as string[];
-      }
-    }
-    const maxResults = entry.max_results;
-    if (
-      maxResults !== undefined &&
-      (typeof maxResults !== "number" || !Number.isInteger(maxResults) || maxResults < 1)
-    ) {
-      fail(`agent '${name}' key 'max_results' is not a positive whole number`);
-    }
-    const mode = entry.mode ?? "full";
-    if (mode !== "full" && mode !== "summary") {
-      fail(`agent '${name}' key 'mode' is not 'full' or 'summary'`);
-    }
-    if (entry.admin !== undefined && typeof entry.admin !== "boolean") {
-      fail(`agent '${name}' key 'admin' is not true or false`);
-    }
-    const actions = stringList("actions");
-    for (const action of actions ?? []) {
-      if (
-        !(action in METHODS) && action !== "map" && action !== "outline" && action !== "context" &&
-        action !== "verify"
-      ) {
-        fail(`agent '${name}' names unknown action '${action}'`);
-      }
-    }
-    agents.push({
-      name,
-      tokenEnv: (tokenEnv as string | undefined) ?? null,
-      tokenSha256: (tokenSha256 as string | undefined)?.toLowerCase() ?? null,
-      repositories,
-      paths,
-      actions,
-      maxResults: (maxResults as number | undefined) ?? null,
-      mode: mode as "full" | "summary",
-      admin: entry.admin === true,
-    });
-  }
-  return agents;
-}
 
 function sha256(text: string): Uint8Array {
   return createHash("sha256").update(text).digest();
@@ -268,7 +171,11 @@ export class Grant {
     if (this.#spec === null) return { workspace, params, context: {} };
     const capped = { ...params };
     const max = this.maxResults;
-    if (max !== null && typeof capped.limit === "number" && capped.limit > max) capped.limit = max;
+    // The action pages at the cap itself (a default limit above it would leave results past the
+    // cap with no cursor to reach them).
+    if (max !== null && Object.hasOwn(METHODS[action]?.params ?? {}, "limit")) {
+      if (typeof capped.limit !== "number" || capped.limit > max) capped.limit = max;
+    }
     const visible = this.visibleRepositories(workspace);
     const context: AccessContext = { repositories: visible };
     if (this.#matchers.size > 0) {
@@ -286,7 +193,11 @@ export class Grant {
   filter(envelope: Envelope, visible: ReadonlySet<string>): Envelope {
     if (this.#spec === null) return envelope;
     const allowed = (value: unknown) => this.#allowedValue(value, visible);
-    let results = envelope.results.filter(allowed);
+    // A verify verdict 'file_unknown' echoes only the caller's own citation: kept, so a hidden
+    // file reads exactly like a missing one (which names no visible repository either).
+    let results = envelope.results.filter((hit) =>
+      allowed(hit) || (envelope.action === "verify" && hit.verdict === "file_unknown")
+    );
     let truncated = envelope.truncated;
     const max = this.maxResults;
     if (max !== null && results.length > max) {
@@ -328,8 +239,11 @@ export class Grant {
     return out;
   }
 
-  /** False for a record naming a hidden repository (`repo` or `name`+`root`) or hidden path. */
-  #allowedValue(value: unknown, visible: ReadonlySet<string>): boolean {
+  /**
+   * False for a record naming a hidden repository (`repo` or `name`+`root`) or hidden path, or
+   * holding such a record in a field (a call site whose `node` or `subject` is hidden).
+   */
+  #allowedValue(value: unknown, visible: ReadonlySet<string>, depth = 0): boolean {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return true;
     const record = value as Record<string, unknown>;
     const repo = typeof record.repo === "string"
@@ -337,9 +251,17 @@ export class Grant {
       : typeof record.name === "string" && ("generation" in record || "root" in record)
       ? record.name
       : null;
-    if (repo === null) return true;
-    if (!visible.has(repo)) return false;
-    if (typeof record.path === "string" && !this.allowPath(repo, record.path)) return false;
+    if (repo !== null) {
+      if (!visible.has(repo)) return false;
+      if (typeof record.path === "string" && !this.allowPath(repo, record.path)) return false;
+    }
+    if (depth >= 4) return true;
+    for (const field of Object.values(record)) {
+      if (
+        typeof field === "object" && field !== null && !Array.isArray(field) &&
+        !this.#allowedValue(field, visible, depth + 1)
+      ) return false;
+    }
     return true;
   }
 }

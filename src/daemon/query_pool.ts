@@ -1,13 +1,18 @@
 /**
  * A small pool of query Workers; a job that runs too long is cut off with its
  * Worker, and so is a cancelled one that does not stop soon after it is told.
+ * Every Worker is started, its modules loaded, before the daemon accepts a
+ * connection (`ready`). A Worker that fails is replaced, and only the job it
+ * held fails (`InternalError`); a replacement waits until the process has
+ * descriptors to spare, since starting a Worker without them aborts the process.
  * Vector indexes the Workers load (in shared memory) are kept here and handed
  * to every Worker with its jobs, so a process holds one copy of each.
  */
 import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { SharedVectorIndex } from "../search/vector_index.ts";
-import type { QueryCancel, QueryJob, QueryReply } from "./query_worker.ts";
+import { descriptorsFree } from "./descriptors.ts";
+import type { QueryCancel, QueryJob, QueryReply, QueryWorkerMessage } from "./query_worker.ts";
 
 /**
  * Lookups that answer from one indexed table in milliseconds. They have a
@@ -19,6 +24,9 @@ export const QUICK_ACTIONS: ReadonlySet<string> = new Set(["status", "symbols"])
 
 /** How long one query may occupy a Worker before the Worker is replaced. */
 export const QUERY_TIMEOUT_MS = 120_000;
+
+/** The longest pause before a failed Worker is started again. */
+const RESPAWN_BACKOFF_MAX_MS = 1000;
 
 /** How long a cancelled query may go on before its Worker is replaced. */
 export const CANCEL_GRACE_MS = 250;
@@ -34,7 +42,10 @@ interface Waiting {
 }
 
 interface Slot {
-  worker: Worker;
+  /** Null while a replacement waits for descriptors (or for its backoff). */
+  worker: Worker | null;
+  /** True once the Worker said its modules are loaded; jobs go only to ready Workers. */
+  ready: boolean;
   /** The lane for quick lookups only. */
   quickOnly: boolean;
   busy: {
@@ -45,6 +56,9 @@ interface Slot {
     answered: boolean;
     release: () => void;
   } | null;
+  /** Pause before the next start after failures in a row (0: none yet). */
+  backoff: number;
+  respawn: ReturnType<typeof setTimeout> | null;
 }
 
 export class QueryPool {
@@ -52,16 +66,57 @@ export class QueryPool {
   readonly #quick: Waiting[] = [];
   readonly #queue: Waiting[] = [];
   readonly #vectors = new Map<string, SharedVectorIndex>();
+  readonly #module: URL;
+  readonly #started = Promise.withResolvers<void>();
   #nextId = 1;
   #quickRun = 0;
   #closed = false;
   /** Workers replaced because a cancelled job did not stop in time. */
   cancelReplacements = 0;
 
-  /** `size` Workers for any action, plus one for quick lookups only. */
-  constructor(size = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4))) {
-    this.#slots.push(this.#spawn(true));
-    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn(false));
+  /**
+   * `size` Workers for any action, plus one for quick lookups only. `module`
+   * is the Worker's script (default `query_worker.ts`; it must post `{ ready: true }`).
+   */
+  constructor(
+    size = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4)),
+    options: { module?: URL } = {},
+  ) {
+    this.#module = options.module ?? new URL("./query_worker.ts", import.meta.url);
+    this.#started.promise.catch(() => {}); // observed by `ready()`
+    for (let i = 0; i <= size; i++) {
+      const slot: Slot = {
+        worker: null,
+        ready: false,
+        quickOnly: i === 0,
+        busy: null,
+        backoff: 0,
+        respawn: null,
+      };
+      this.#slots.push(slot);
+      this.#spawn(slot);
+    }
+  }
+
+  /**
+   * Resolves when every Worker has loaded its modules; rejects when one fails
+   * to start (or `ms` pass), so the daemon never serves with a pool that cannot run.
+   */
+  async ready(ms = 120_000): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        this.#started.promise,
+        new Promise<never>((_, reject) =>
+          timer = setTimeout(
+            () => reject(new Error(`The query Workers did not start within ${ms / 1000} s`)),
+            ms,
+          )
+        ),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -92,23 +147,50 @@ export class QueryPool {
 
   close(): void {
     this.#closed = true;
+    this.#started.reject(new Error("The query pool was closed"));
     for (const slot of this.#slots) {
       if (slot.busy) clearTimeout(slot.busy.timer);
-      slot.worker.terminate();
+      if (slot.respawn) clearTimeout(slot.respawn);
+      slot.worker?.terminate();
     }
     this.#slots.length = 0;
     this.#vectors.clear();
   }
 
-  #spawn(quickOnly: boolean): Slot {
-    const worker = new Worker(new URL("./query_worker.ts", import.meta.url), { type: "module" });
-    const slot: Slot = { worker, quickOnly, busy: null };
-    worker.onmessage = (event: MessageEvent<QueryReply>) => this.#finish(slot, event.data);
+  /** Starts the slot's Worker, once the process has the descriptors a Worker needs. */
+  #spawn(slot: Slot): void {
+    slot.respawn = null;
+    if (this.#closed) return;
+    if (!descriptorsFree()) {
+      slot.backoff = Math.min(RESPAWN_BACKOFF_MAX_MS, Math.max(10, slot.backoff * 2));
+      slot.respawn = setTimeout(() => this.#spawn(slot), slot.backoff);
+      return;
+    }
+    const worker = new Worker(this.#module, { type: "module" });
+    slot.worker = worker;
+    slot.ready = false;
+    worker.onmessage = (event: MessageEvent<QueryWorkerMessage>) => {
+      if (slot.worker !== worker) return;
+      if ("ready" in event.data) {
+        slot.ready = true;
+        slot.backoff = 0;
+        if (this.#slots.every((each) => each.ready)) this.#started.resolve();
+        this.#pump();
+        return;
+      }
+      this.#finish(slot, event.data);
+    };
     worker.onerror = (event) => {
+      // Never the default (which ends the process): this Worker is replaced instead.
       event.preventDefault();
+      if (slot.worker !== worker) return;
+      if (!slot.ready) {
+        // It failed while loading its modules: the pool does not start, or retries later.
+        this.#started.reject(new Error(`A query Worker failed to start: ${event.message}`));
+        slot.backoff = Math.min(RESPAWN_BACKOFF_MAX_MS, Math.max(10, slot.backoff * 2));
+      }
       this.#replace(slot, "InternalError", "The query Worker failed");
     };
-    return slot;
   }
 
   /** A cancelled job: dropped if it waits; if it runs, answered now and its Worker told to stop. */
@@ -124,7 +206,7 @@ export class QueryPool {
     const busy = slot.busy;
     busy.answered = true;
     busy.resolve(cancelledReply());
-    slot.worker.postMessage({ type: "cancel", id: busy.id } satisfies QueryCancel);
+    slot.worker?.postMessage({ type: "cancel", id: busy.id } satisfies QueryCancel);
     clearTimeout(busy.timer);
     busy.timer = setTimeout(() => {
       if (slot.busy !== busy) return;
@@ -154,9 +236,13 @@ export class QueryPool {
   #replace(slot: Slot, name: ErrorCodeName, why: string): void {
     const busy = slot.busy;
     slot.busy = null;
-    slot.worker.terminate();
-    const index = this.#slots.indexOf(slot);
-    if (index >= 0 && !this.#closed) this.#slots[index] = this.#spawn(slot.quickOnly);
+    slot.worker?.terminate();
+    slot.worker = null;
+    slot.ready = false;
+    if (!this.#closed && !slot.respawn) {
+      if (slot.backoff > 0) slot.respawn = setTimeout(() => this.#spawn(slot), slot.backoff);
+      else this.#spawn(slot);
+    }
     if (busy) {
       clearTimeout(busy.timer);
       busy.release();
@@ -167,7 +253,7 @@ export class QueryPool {
 
   #pump(): void {
     for (const slot of this.#slots) {
-      if (slot.busy) continue;
+      if (slot.busy || !slot.ready) continue;
       if (slot.quickOnly) {
         const quick = this.#quick.shift();
         if (quick) this.#start(slot, quick);
@@ -195,7 +281,7 @@ export class QueryPool {
     );
     slot.busy = { id, resolve: waiting.resolve, timer, answered: false, release: waiting.release };
     const job: QueryJob = { ...waiting.job, id, vectors: [...this.#vectors.values()] };
-    slot.worker.postMessage(job);
+    slot.worker!.postMessage(job);
   }
 }
 

@@ -40,6 +40,9 @@ export type QueryReply =
   )
   & { vectors?: SharedVectorIndex[] };
 
+/** What the Worker posts: one reply per job, and `ready` once every module it imports is loaded. */
+export type QueryWorkerMessage = QueryReply | { ready: true };
+
 let state: { epoch: number; workspace: Workspace; policy: AccessPolicy } | null = null;
 let running: { id: number; controller: AbortController } | null = null;
 
@@ -92,3 +95,6 @@ self.onmessage = async (event: MessageEvent<QueryJob | QueryCancel>) => {
   if (loaded.length > 0) reply.vectors = loaded;
   (self as unknown as Worker).postMessage(reply);
 };
+
+// Every static import has loaded by the time this line runs: the daemon may now hand out jobs.
+(self as unknown as Worker).postMessage({ ready: true } satisfies QueryWorkerMessage);

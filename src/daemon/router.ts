@@ -6,8 +6,9 @@
  * query Worker, taking turns between clients, unless it must run on the main
  * thread.
  */
-import { type ActionContext, runAction } from "../actions/dispatch.ts";
+import { type ActionContext, answerAction } from "../actions/dispatch.ts";
 import type { ResultCache } from "../actions/result_cache.ts";
+import type { LspBackend } from "../actions/lsp_route.ts";
 import type { RepositoryStatus } from "../actions/status.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { WireError } from "../protocol/errors.ts";
@@ -45,6 +46,8 @@ export interface RouterOptions {
   workspaceOptions: WorkspaceOptions;
   /** The policy now in force (a reload replaces it). */
   policy: () => AccessPolicy;
+  /** The language servers now in force, run on this thread (a reload replaces them). */
+  lsp?: () => LspBackend | null;
   /** Bumped by each reload, so query Workers reopen the registry. */
   epoch: () => number;
   /** `workspace/reload`: the new workspace (the sessions are already re-checked). */
@@ -170,7 +173,8 @@ export class Router {
       cache: this.#options.cache,
       counters: countersFor(this.#options.counters, grant),
       traceId: options.trace,
-      run: (scoped, action, checked, context) => {
+      lsp: this.#options.lsp?.() ?? null,
+      run: (scoped, action, checked, context, prepared) => {
         const targetsReady = () =>
           scoped.select(checked.repo as string | undefined).every((repo) =>
             scoped.reader(repo).problem === null
@@ -183,7 +187,8 @@ export class Router {
             : ON_MAIN_THREAD.has(action)
             ? "main thread (refreshes run here)"
             : "main thread (a target is missing or damaged)";
-          return runAction(scoped, action, checked, context);
+          // Validated once, by `executeAction`: answered from the request it prepared.
+          return answerAction(prepared);
         }
         ran.runner = "query Worker";
         const turns = QUICK_ACTIONS.has(action) ? this.#quickTurns! : this.#turns!;

@@ -4,18 +4,32 @@
  * `Router`), reload the workspace without dropping connections, and shut down
  * cleanly.
  *
- * Connections are bounded: at most `connections` at once (512, or half the
- * open-file limit when that is lower). A new one past it takes the place of
- * the connection idle the longest, which is told why and closed; with none
- * idle the new one is told and closed. A connection idle for `idleMs` (no
- * whole frame, nothing running) is closed too. An accept that fails (no
- * descriptor left) is logged and retried after a short pause, freeing the
- * longest-idle connection's descriptor first.
+ * Descriptors cannot run out under the daemon's own feet. Every Worker is
+ * started, its modules loaded, before the socket is bound, and the connection
+ * cap leaves a reserve for what the daemon opens later (targets, their WAL and
+ * shared memory, parse Workers, child processes' pipes, a replaced Worker's
+ * module loads): 512 connections, or the open-file limit minus that reserve
+ * when lower. A new connection past the cap takes the place of the one idle
+ * the longest, which is told why and closed; with none idle the new one is
+ * told and closed. A connection told to go holds its descriptor for at most
+ * `LEAVING_MS`, and the daemon stops accepting while `LEAVING_SLACK` of them
+ * are still leaving. A connection idle for `idleMs` (no whole frame, nothing
+ * running) is closed too. An accept that fails anyway (no descriptor left) is
+ * logged and retried after a short pause, freeing the longest-idle
+ * connection's descriptor first.
  */
 import { ResultCache } from "../actions/result_cache.ts";
+import { type LspBackend, openLspBackend } from "../actions/lsp_route.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { WireError } from "../protocol/errors.ts";
 import { Connection } from "./connection.ts";
+import {
+  isDescriptorExhaustion,
+  MODULE_LOAD_DESCRIPTORS,
+  openDescriptors,
+  openFileLimit,
+  WORKER_DESCRIPTORS,
+} from "./descriptors.ts";
 import { BufferBudget } from "./framing.ts";
 import { daemonLimits } from "./initialize.ts";
 import { errorResponse } from "./jsonrpc.ts";
@@ -35,6 +49,10 @@ export const MAX_CONNECTIONS = 512;
 export const DEFAULT_IDLE_MS = 300_000;
 /** The longest pause between two accepts that failed. */
 const ACCEPT_BACKOFF_MAX_MS = 1000;
+/** How long a connection told to go may take to read why before its descriptor is released. */
+const LEAVING_MS = 250;
+/** Connections told to go whose descriptors may be held at once; past it accepting waits. */
+const LEAVING_SLACK = 16;
 
 export interface DaemonOptions {
   socket: string;
@@ -44,8 +62,16 @@ export interface DaemonOptions {
   shutdownGraceMs?: number;
   /** Query Workers (0: answer every action on the main thread). */
   queryWorkers?: number;
-  /** Connections at once; default `MAX_CONNECTIONS`, or half the open-file limit when lower. */
+  /**
+   * Connections at once; default `MAX_CONNECTIONS`, or the open-file limit minus the daemon's
+   * reserve when lower (`connectionLimit`).
+   */
   maxConnections?: number;
+  /**
+   * The query Workers' script (default `query_worker.ts`, which it must load and extend);
+   * tests use one that fails on purpose.
+   */
+  queryWorkerModule?: URL;
   /** Milliseconds a connection may be idle before it is closed; default `DEFAULT_IDLE_MS`. */
   idleMs?: number;
 }
@@ -62,7 +88,14 @@ export class Daemon {
   readonly #queries: QueryPool | null;
   readonly #router: Router;
   readonly #budget = new BufferBudget();
-  readonly #maxConnections: number;
+  readonly #limits: Record<string, number>;
+  #maxConnections: number;
+  /** Descriptors the daemon held once started, before any connection (null: not known). */
+  #ownDescriptors: number | null = null;
+  /** Connections told to go (evicted, refused) whose descriptors are not yet released. */
+  #leaving = 0;
+  #leavingWaiters: (() => void)[] = [];
+  readonly #queryWorkers: number;
   readonly #idleMs: number;
   readonly #idleSweep: ReturnType<typeof setInterval>;
   #policy: AccessPolicy;
@@ -70,6 +103,8 @@ export class Daemon {
   #connectionCount = 0;
   #closing: Promise<void> | null = null;
   #stopObserving: () => void = () => {};
+  /** The language servers of the workspace in force (on this thread; replaced by a reload). */
+  #lsp: LspBackend | null;
   /** Bumped by each reload, so query Workers reopen the registry. */
   #epoch = 0;
 
@@ -79,24 +114,32 @@ export class Daemon {
     this.#log = options.log ?? new TraceLog({ quiet: true });
     this.#workspaces = new WorkspaceSlot(workspace);
     this.#policy = policy;
+    // The first request for a server falls back at once and starts it; later ones are routed.
+    this.#lsp = openLspBackend(workspace, { wait: "none" });
     this.#observe(workspace);
     const workers = options.queryWorkers ?? 2;
-    this.#queries = workers > 0 ? new QueryPool(workers) : null;
-    this.#maxConnections = options.maxConnections ?? connectionLimit();
+    this.#queryWorkers = workers;
+    this.#queries = workers > 0
+      ? new QueryPool(workers, { module: options.queryWorkerModule })
+      : null;
+    // Set again once the daemon has started and its own descriptors can be counted.
+    this.#maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
     this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+    this.#limits = daemonLimits({
+      queryWorkers: workers > 0,
+      connections: this.#maxConnections,
+      idleMs: this.#idleMs,
+    });
     this.#router = new Router({
       cache: this.#cache,
       counters: this.counters,
       queries: this.#queries,
       workspaceOptions: options.workspace,
       policy: () => this.#policy,
+      lsp: () => this.#lsp,
       epoch: () => this.#epoch,
       reload: async () => (await this.reload(), this.workspace),
-      limits: daemonLimits({
-        queryWorkers: workers > 0,
-        connections: this.#maxConnections,
-        idleMs: this.#idleMs,
-      }),
+      limits: this.#limits,
       log: this.#log,
     }, workers);
     this.#idleSweep = setInterval(
@@ -105,17 +148,26 @@ export class Daemon {
     );
   }
 
-  /** Opens the workspace and binds the socket; throws when either is impossible. */
+  /**
+   * Opens the workspace, starts every Worker and waits until each has loaded
+   * its modules, then binds the socket; throws when any of it is impossible.
+   */
   static async start(options: DaemonOptions): Promise<Daemon> {
     const { workspace, policy } = await openWorkspace(options.workspace);
     const daemon = new Daemon(options, workspace, policy);
     try {
+      // Nothing loads a module once connections may hold every descriptor.
+      await Promise.all([daemon.#queries?.ready(), workspace.startRefreshWorker()]);
       daemon.#listener = await listenOnSocket(options.socket);
     } catch (error) {
+      clearInterval(daemon.#idleSweep);
       daemon.#queries?.close();
+      await daemon.#lsp?.dispose();
       workspace.close();
       throw error;
     }
+    daemon.#ownDescriptors = openDescriptors();
+    daemon.#capConnections(workspace);
     daemon.#log.event("daemon.start", {
       socket: options.socket,
       pid: Deno.pid,
@@ -123,8 +175,32 @@ export class Daemon {
       config: workspace.config.source,
       repositories: workspace.repositories.map((repo) => repo.name),
       agents: policy.open ? "none (single local user)" : "configured",
+      connections: daemon.#maxConnections,
+      descriptors: daemon.#ownDescriptors ?? "unknown",
     });
     return daemon;
+  }
+
+  /** Sets the connection cap for a workspace (its repositories need descriptors of their own). */
+  #capConnections(workspace: Workspace): void {
+    if (this.#options.maxConnections !== undefined) return;
+    const limit = openFileLimit();
+    const { connections, reserve } = connectionLimit({
+      limit,
+      open: this.#ownDescriptors,
+      repositories: workspace.repositories.length,
+      queryWorkers: this.#queries ? this.#queryWorkers + 1 : 0,
+    });
+    this.#maxConnections = connections;
+    this.#limits.connections = connections;
+    if (limit !== null && limit - reserve < MIN_CONNECTIONS) {
+      this.#log.event("daemon.descriptors_low", {
+        limit,
+        reserve,
+        connections,
+        hint: "raise the open-file limit (ulimit -n)",
+      });
+    }
   }
 
   get workspace(): Workspace {
@@ -136,6 +212,14 @@ export class Daemon {
     const listener = this.#listener!;
     let backoff = 0;
     while (!this.#closing) {
+      // Connections told to go still hold descriptors: let some go before taking another.
+      while (
+        !this.#closing && this.#leaving >= LEAVING_SLACK &&
+        this.#sessions.size + this.#leaving >= this.#maxConnections
+      ) {
+        await new Promise<void>((resolve) => this.#leavingWaiters.push(resolve));
+      }
+      if (this.#closing) break;
       let conn: Deno.UnixConn;
       try {
         conn = await listener.accept();
@@ -149,7 +233,7 @@ export class Daemon {
           retry_ms: backoff,
         });
         // Out of descriptors: the longest-idle connection gives its own back.
-        if (/too many open files|os error 2[34]\b/i.test(`${(error as Error)?.message}`)) {
+        if (isDescriptorExhaustion(error)) {
           this.#evictIdle("the daemon ran out of file descriptors");
         }
         await new Promise((resolve) => setTimeout(resolve, backoff));
@@ -169,12 +253,23 @@ export class Daemon {
    */
   async reload(): Promise<{ repositories: string[] }> {
     const { workspace: next, policy } = await openWorkspace(this.#options.workspace);
+    try {
+      await next.startRefreshWorker();
+    } catch (error) {
+      next.close();
+      throw error;
+    }
+    this.#capConnections(next);
     this.#policy = policy;
     this.#epoch++;
     this.#cache.clear();
     this.#observe(next);
     for (const session of this.#sessions) session.reauthenticate(policy);
     this.#workspaces.replace(next);
+    const servers = this.#lsp;
+    this.#lsp = openLspBackend(next, { wait: "none" });
+    // The old servers get their shutdown request; the reload does not wait for them.
+    servers?.dispose().catch(() => {});
     const repositories = next.repositories.map((repo) => repo.name);
     this.#log.event("daemon.reload", { repositories });
     return { repositories };
@@ -204,6 +299,8 @@ export class Daemon {
     for (const session of this.#sessions) session.connection.close();
     this.#stopObserving();
     this.#queries?.close();
+    await this.#lsp?.dispose();
+    this.#lsp = null;
     this.#workspaces.close();
     try {
       Deno.removeSync(this.socket);
@@ -241,9 +338,7 @@ export class Daemon {
       if (!this.#evictIdle(why)) {
         this.#log.event("connection.refused", { connection: connection.number, reason: why });
         this.counters.error("LimitExceeded");
-        connection.closeWith(
-          errorResponse(null, new WireError("LimitExceeded", `Connection refused: ${why}`)),
-        );
+        this.#tellAndClose(connection, `Connection refused: ${why}`);
         return;
       }
     }
@@ -299,23 +394,61 @@ export class Daemon {
       connection: session.connection.number,
       reason: message,
     });
-    session.connection.closeWith(errorResponse(null, new WireError("LimitExceeded", message)));
+    this.#tellAndClose(session.connection, message);
+  }
+
+  /** Sends `LimitExceeded` (id null) saying why, and releases the descriptor soon after. */
+  #tellAndClose(connection: Connection, message: string): void {
+    this.#leaving++;
+    connection.closeWith(errorResponse(null, new WireError("LimitExceeded", message)), LEAVING_MS)
+      .finally(() => {
+        this.#leaving--;
+        for (const wake of this.#leavingWaiters.splice(0)) wake();
+      });
   }
 }
 
+/** The fewest connections the daemon serves, however low the open-file limit. */
+const MIN_CONNECTIONS = 8;
+
 /**
- * Connections the daemon may hold: `MAX_CONNECTIONS`, or half the soft
- * open-file limit when that is lower (the other half is for the targets,
- * Workers and files the daemon reads).
+ * Descriptors one repository may need besides its connections: a reader of its
+ * target (database and WAL) on the main thread, in the refresh Worker and in
+ * each query Worker, one shared-memory file, its parse Workers (as many as
+ * `ParsePool` starts: the cores, at most 4), and the pipes of a child process
+ * (git, a language server).
  */
-export function connectionLimit(): number {
-  let soft = Infinity;
-  try {
-    const limits = Deno.readTextFileSync("/proc/self/limits");
-    const match = /^Max open files\s+(\d+)/m.exec(limits);
-    if (match) soft = Number(match[1]);
-  } catch { /* not Linux: no limit known */ }
-  return Math.max(8, Math.min(MAX_CONNECTIONS, Math.floor(soft / 2)));
+function repositoryDescriptors(queryWorkers: number): number {
+  const parseWorkers = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4));
+  return 2 * (2 + queryWorkers) + 1 + parseWorkers * WORKER_DESCRIPTORS + 6;
+}
+
+/**
+ * Descriptors held back for moments, whatever the workspace: a replaced Worker
+ * and its module loads, connections told to go and not yet closed, files an
+ * action reads, child processes.
+ */
+const TRANSIENT_DESCRIPTORS = WORKER_DESCRIPTORS + MODULE_LOAD_DESCRIPTORS + LEAVING_SLACK + 32;
+
+/**
+ * Connections the daemon may hold: `MAX_CONNECTIONS`, or the soft open-file
+ * limit minus the reserve when lower. The reserve is what the daemon holds
+ * already (`open`: Workers started, socket bound), what each repository may
+ * open later, and `TRANSIENT_DESCRIPTORS`. Nothing known (not Linux): `MAX_CONNECTIONS`.
+ */
+export function connectionLimit(options: {
+  limit: number | null;
+  open: number | null;
+  repositories: number;
+  /** Query Workers in the pool, the quick-lookup one included (0: none). */
+  queryWorkers: number;
+}): { connections: number; reserve: number } {
+  const { limit, open } = options;
+  if (limit === null || open === null) return { connections: MAX_CONNECTIONS, reserve: 0 };
+  const reserve = open + options.repositories * repositoryDescriptors(options.queryWorkers) +
+    TRANSIENT_DESCRIPTORS;
+  const connections = Math.max(MIN_CONNECTIONS, Math.min(MAX_CONNECTIONS, limit - reserve));
+  return { connections, reserve };
 }
 
 /** A workspace with its access policy; a config whose agents do not parse opens nothing. */

@@ -12,7 +12,7 @@ import {
 /** A language grep supports: its grammar and what grep needs beyond it. */
 export interface GrepLanguage {
   language: Language;
-  /** File name under `node_modules/tree-sitter-wasms/out`. */
+  /** The grammar wasm, a path under `node_modules`. */
   wasm: string;
   extensions: string[];
   /**
@@ -24,6 +24,8 @@ export interface GrepLanguage {
   literalKinds: string[];
   /** Kinds inside a literal that hold code again (f-string and template interpolations). */
   codeInLiteralKinds: string[];
+  /** Text parsed before a pattern (PHP's `<?php `); its nodes are not part of the pattern. */
+  patternPrefix?: string;
   /** The registry's grammar (wasm import aliases, rules). */
   grammar: GrammarLanguage;
 }

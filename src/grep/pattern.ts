@@ -102,6 +102,15 @@ export function rewritePattern(source: string, metaChar: string): RewrittenPatte
   return { text, origin };
 }
 
+/** A rewritten pattern with `prefix` parsed before it (its characters map to offset 0). */
+function withPrefix(rewritten: RewrittenPattern, prefix: string): RewrittenPattern {
+  if (prefix === "") return rewritten;
+  return {
+    text: prefix + rewritten.text,
+    origin: [...Array.from(prefix, () => 0), ...rewritten.origin],
+  };
+}
+
 /** The metavariable a node's whole text spells, or null. */
 export function metaVariableOf(text: string, metaChar: string): MetaVariable | null {
   const ellipsis = metaChar.repeat(3);
@@ -129,7 +138,8 @@ export function compilePattern(
 ): CompiledPattern {
   if (source.trim() === "") throw new InvalidPatternError("Cannot parse pattern: it is empty");
   const { metaChar } = options.language;
-  const rewritten = rewritePattern(source, metaChar);
+  const prefix = options.language.patternPrefix ?? "";
+  const rewritten = withPrefix(rewritePattern(source, metaChar), prefix);
   const tree = options.parser.parse(rewritten.text);
   if (!tree) throw new InvalidPatternError("Cannot parse pattern: the parser gave no tree");
   try {
@@ -139,18 +149,21 @@ export function compilePattern(
       const unbalanced = bracketError(top, context);
       if (unbalanced) throw unbalanced;
     }
-    if (top.childCount === 0) {
+    // The prefix's own nodes (PHP's `<?php` tag) are not part of the pattern.
+    const topLevel = significantChildren(top).filter((child) => child.endIndex > prefix.length);
+    if (topLevel.length === 0) {
       throw new InvalidPatternError("Cannot parse pattern: it holds no code, only comments");
     }
-    if (!isSingleNode(top)) {
+    if (topLevel.length !== 1) {
       throw new InvalidPatternError(
-        `Cannot use pattern: it holds ${top.namedChildCount} top-level nodes; grep matches one ` +
-          "expression, statement or definition",
+        `Cannot use pattern: it holds ${
+          topLevel.filter((child) => child.isNamed).length
+        } top-level nodes; grep matches one expression, statement or definition`,
       );
     }
     // Like ast-grep, descend through wrappers, an error wrapper included when it holds one
     // well-formed node (`return Err($E)` outside a function in older Rust grammars).
-    let node = top;
+    let node = topLevel[0];
     let throughError: Node | null = null;
     while (isSingleNode(node)) {
       if (node.isError) throughError ??= node;
@@ -245,17 +258,17 @@ function collect(node: PatternNode, tokens: string[], variables: Set<string>): v
   }
 }
 
-/** Statement terminators a pattern may leave out (`foo($A)` in Java, Go, Rust). */
-const OPTIONAL_MISSING = new Set([";", "\n"]);
-
 /**
  * The first error in a pattern subtree. An error node that spells a
  * metavariable is none (`{ $$$ }` where a grammar wants statements); it
- * becomes the metavariable, as in ast-grep.
+ * becomes the metavariable, as in ast-grep. A token the parser had to insert
+ * (a statement terminator left out, as in `foo($A)` in Java; Ruby's `end` of
+ * `def $M($$$)`) is no error either: like ast-grep, the pattern is what was
+ * written (brackets left open are refused earlier, at the bracket).
  */
 function firstProblemNode(node: Node, metaChar: string): Node | null {
   if (!node.hasError && !node.isMissing) return null;
-  if (node.isMissing) return OPTIONAL_MISSING.has(node.type) ? null : node;
+  if (node.isMissing) return null;
   if (node.isError) {
     if (node.startIndex === node.endIndex) return null;
     return metaVariableOf(node.text, metaChar) ? null : node;

@@ -7,7 +7,7 @@
  * (`extract_matches.ts`), named symbols (`extract_names.ts`), relation rows
  * (`extract_relations.ts`) and chunks (`extract_chunks.ts`).
  */
-import type { Node, Query, QueryMatch } from "web-tree-sitter";
+import type { Node, Parser, Query, QueryMatch, Tree } from "web-tree-sitter";
 import type { ParseOutput } from "./parse_types.ts";
 import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 import { type DefinitionDraft, readMatches } from "./extract_matches.ts";
@@ -45,7 +45,14 @@ const setsCache = new WeakMap<ExtractionNodes, NodeSets>();
 
 /** Extracts everything the index stores for one file with structure. */
 export function extractStructure(
-  options: { tree: { rootNode: Node }; text: string; path: string; grammar: ExtractionGrammar },
+  options: {
+    tree: { rootNode: Node };
+    text: string;
+    path: string;
+    grammar: ExtractionGrammar;
+    /** The package root the file's module is named from (`readPackageRoots`), if any. */
+    packageRoot?: string | null;
+  },
 ): ParseOutput {
   const { text, path, grammar } = options;
   const root = options.tree.rootNode;
@@ -54,12 +61,17 @@ export function extractStructure(
   const health = treeHealth(root, text);
   const queried = runQuery(grammar.query, root, text);
   const matched = readMatches(queried.matches, grammar.rules.separator);
-  const capped = capDefinitions(sourceOrder(matched.definitions));
+  // A file-scoped namespace (C# `namespace A;`) owns everything after it.
+  const drafts = sets.fileScopes.size === 0 ? matched.definitions : matched.definitions.map((
+    draft,
+  ) => (sets.fileScopes.has(draft.node.type) ? { ...draft, end: root.endIndex } : draft));
+  const capped = capDefinitions(sourceOrder(drafts));
   const named = nameDefinitions(capped.definitions, {
     path,
     rules: grammar.rules,
     sets,
     declaredModule: matched.declaredModule,
+    packageRoot: options.packageRoot ?? null,
   });
   const relations = relationRows(matched.references, named.definitions, LIMITS.relations);
   const chunks = structureChunks({
@@ -82,6 +94,90 @@ export function extractStructure(
   };
 }
 
+/**
+ * Parses a file for extraction. Where a grammar misreads a line break that the language treats
+ * as ending a construct, its rules name `repairs`; when the parse has errors, the text is parsed
+ * again with those line breaks made explicit — same length, so every offset is the same, and
+ * rows are the same too (see each repair) — and the tree with fewer errors is kept. Null when
+ * `progressCallback` stopped the parse.
+ */
+export function parseForExtraction(
+  parser: Parser,
+  text: string,
+  options: { rules: LanguageRules; progressCallback?: () => boolean },
+): Tree | null {
+  const parseOptions = options.progressCallback
+    ? { progressCallback: options.progressCallback }
+    : undefined;
+  const tree = parser.parse(text, null, parseOptions);
+  const repairs = options.rules.repairs ?? [];
+  if (!tree || !tree.rootNode.hasError || repairs.length === 0) return tree;
+  const repaired = repairs.reduce((current, repair) => REPAIRS[repair](current), text);
+  if (repaired === text) return tree;
+  const second = parser.parse(repaired, null, parseOptions);
+  if (!second) return tree;
+  if (collectErrors(second.rootNode).count < collectErrors(tree.rootNode).count) {
+    tree.delete();
+    return second;
+  }
+  second.delete();
+  return tree;
+}
+
+const REPAIRS: Record<NonNullable<LanguageRules["repairs"]>[number], (text: string) => string> = {
+  member_lines: separateMemberLines,
+  constructor_lines: joinConstructorLines,
+};
+
+/**
+ * TypeScript ends a type member at a line break, where the grammar reads a line that starts
+ * with `<` or `(` (a call signature of an interface) as continuing the member before it: such a
+ * line, right after a line that ends a type (a name, `]`, `)`, `>`, a quote or `?`, not `=>`),
+ * gets a `;` in place of its last indentation character. Comment lines are skipped when finding
+ * the line before.
+ */
+export function separateMemberLines(text: string): string {
+  const lines = text.split("\n");
+  let previous = "";
+  let changed = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const start = /^([ \t]+)[<(]/.exec(line);
+    if (start && /[\w$\])>'"`?]$/.test(previous) && !previous.endsWith("=>")) {
+      const at = start[1].length - 1;
+      lines[i] = `${line.slice(0, at)};${line.slice(at + 1)}`;
+      changed = true;
+    }
+    if (!/^\s*(\/\/|\/\*|\*|$)/.test(line)) previous = line.replace(/\s*\/\/.*$/, "").trimEnd();
+  }
+  return changed ? lines.join("\n") : text;
+}
+
+/**
+ * Kotlin's primary constructor may start the line after its class header
+ * (`class FileSpec` newline `private constructor(…)`), which the grammar reads as a class
+ * without one: the header's line break becomes a space and the space before `constructor`
+ * becomes the line break, so the modifiers join the header's line and `constructor(` keeps its
+ * row (only the columns before it on that line change).
+ */
+export function joinConstructorLines(text: string): string {
+  const lines = text.split("\n");
+  let changed = false;
+  for (let i = 1; i < lines.length; i++) {
+    const modifiers = /^(\s*(?:(?:@[\w.]+(?:\([^)]*\))?|[a-z]+)\s+)+?)\s?constructor\s*\(/.exec(
+      lines[i],
+    );
+    if (!modifiers || !/\b(?:class|object)\s+\w+/.test(lines[i - 1])) continue;
+    if (/[{(,:=]\s*$/.test(lines[i - 1]) || /\/\/|\/\*/.test(lines[i - 1])) continue;
+    const space = lines[i].indexOf("constructor") - 1;
+    if (space < 1 || !/\s/.test(lines[i][space])) continue;
+    lines[i - 1] = `${lines[i - 1]} ${lines[i].slice(0, space)}`;
+    lines[i] = lines[i].slice(space + 1);
+    changed = true;
+  }
+  return changed ? lines.join("\n") : text;
+}
+
 /** Chunks a search-only text file. */
 export function extractText(
   options: { text: string; path: string; chunking: "headings" | "lines" },
@@ -99,6 +195,9 @@ export function extractText(
 function treeHealth(root: Node, text: string): { diagnostics: string[]; failed: boolean } {
   if (!root.hasError) return { diagnostics: [], failed: false };
   const errors = collectErrors(root);
+  // A grammar may flag a tree whose nodes hold no ERROR or MISSING node (C#'s `#pragma` on
+  // the file's last line without a line break): nothing is lost.
+  if (errors.count === 0) return { diagnostics: [], failed: false };
   return {
     diagnostics: [
       `${errors.count} syntax error node(s), first at line ${

@@ -63,12 +63,18 @@ export function sourceOrder(drafts: DefinitionDraft[]): DefinitionDraft[] {
  */
 export function nameDefinitions(
   ordered: DefinitionDraft[],
-  options: { path: string; rules: LanguageRules; sets: NodeSets; declaredModule: string | null },
+  options: {
+    path: string;
+    rules: LanguageRules;
+    sets: NodeSets;
+    declaredModule: string | null;
+    packageRoot?: string | null;
+  },
 ): { definitions: Definition[]; symbols: SymbolRow[] } {
   const { path, rules, sets } = options;
   const module = rules.module === "declared"
     ? scopePath(options.declaredModule ?? "", rules.separator)
-    : moduleName(path, rules);
+    : moduleName(path, rules, options.packageRoot ?? null);
   const stack: Definition[] = [];
   const ordinals = new Map<string, number>();
   const definitions: Definition[] = [];
@@ -171,15 +177,23 @@ function isExported(def: Definition, rules: LanguageRules, sets: NodeSets): bool
 }
 
 /**
- * The module name of a file: `pkg/sub/mod.py` → `pkg.sub.mod`; `src/a.ts` → `src/a`;
+ * The module name of a file: `pkg/sub/mod.py` → `pkg.sub.mod` (relative to its package root:
+ * `src/pkg/mod.py` under the root `src` → `pkg.mod`); `src/a.ts` → `src/a`;
  * `src/a/b.rs` → `crate::a::b`; empty for `none` and `declared` (which names come from the file).
  */
-export function moduleName(path: string, rules: LanguageRules): string {
+export function moduleName(
+  path: string,
+  rules: LanguageRules,
+  packageRoot: string | null = null,
+): string {
   const withoutExtension = path.replace(/\.[^./]+$/, "");
   switch (rules.module) {
-    case "python":
-      return withoutExtension.replace(/\/__init__$/, "").replace(/^__init__$/, "").split("/")
-        .join(".");
+    case "python": {
+      const relative = packageRoot && withoutExtension.startsWith(`${packageRoot}/`)
+        ? withoutExtension.slice(packageRoot.length + 1)
+        : withoutExtension;
+      return relative.replace(/\/__init__$/, "").replace(/^__init__$/, "").split("/").join(".");
+    }
     case "path":
       return withoutExtension;
     case "rust": {

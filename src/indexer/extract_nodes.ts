@@ -15,6 +15,7 @@ export interface NodeSets {
   modifiers: ReadonlySet<string>;
   wrappers: ReadonlySet<string>;
   exports: ReadonlySet<string>;
+  fileScopes: ReadonlySet<string>;
 }
 
 /** The node-type sets of a manifest's `nodes` section. */
@@ -26,6 +27,7 @@ export function nodeSets(nodes: ExtractionNodes): NodeSets {
     modifiers: new Set(nodes.modifiers),
     wrappers: new Set(nodes.wrappers),
     exports: new Set(nodes.exports),
+    fileScopes: new Set(nodes.fileScopes),
   };
 }
 

@@ -33,7 +33,8 @@ export interface LanguageTable {
 
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const GRAMMARS_DIR = join(PROJECT_ROOT, "grammars");
-export const WASM_DIR = join(PROJECT_ROOT, "node_modules", "tree-sitter-wasms", "out");
+/** Where grammar packages are installed: a manifest's `wasm` is a path under it. */
+export const NODE_MODULES = join(PROJECT_ROOT, "node_modules");
 export const CORE_WASM = join(PROJECT_ROOT, "node_modules", "web-tree-sitter", "tree-sitter.wasm");
 
 let cached: LanguageTable | null = null;
@@ -78,6 +79,14 @@ export function loadLanguageTable(dir: string = GRAMMARS_DIR): LanguageTable {
       if (!isFile(join(dir, folder, query))) {
         fail(`key 'queries' names ${query}, which is not a file`);
       }
+    }
+    if (!/^(?:@[\w.-]+\/)?[\w.-]+\/(?:[\w.-]+\/)*[\w.-]+\.wasm$/.test(manifest.wasm)) {
+      fail(
+        `key 'wasm' is '${manifest.wasm}', not a path '<npm package>/<file>.wasm' under node_modules`,
+      );
+    }
+    if (manifest.wasm.split("/").includes("..") || !isFile(wasmPath(manifest))) {
+      fail(`key 'wasm' names ${manifest.wasm}, which is not a file under node_modules`);
     }
     const claims = [
       ...manifest.extensions.map((ext) => ({ key: "extensions", value: ext, table: byExtension })),
@@ -190,9 +199,14 @@ export function parserIdentity(table: LanguageTable, language: string | null): s
   return `text:${textLanguage?.chunking ?? "lines"}`;
 }
 
+/** The file of a grammar's wasm: its manifest's `wasm`, under `node_modules`. */
+export function wasmPath(grammar: Pick<GrammarLanguage, "wasm">): string {
+  return join(NODE_MODULES, grammar.wasm);
+}
+
 /** The wasm bytes of a grammar, with its `wasmImportAliases` applied. */
 export function readGrammarWasm(grammar: GrammarLanguage): Uint8Array {
-  const bytes = Deno.readFileSync(join(WASM_DIR, grammar.wasm));
+  const bytes = Deno.readFileSync(wasmPath(grammar));
   return grammar.wasmImportAliases ? renameWasmImports(bytes, grammar.wasmImportAliases) : bytes;
 }
 

@@ -61,6 +61,12 @@ export interface LanguageRules {
   private?: string;
   /** `modifiers`: visibility when neither regex matches (default false). */
   defaultExported?: boolean;
+  /**
+   * Line breaks the grammar misreads, made explicit when a parse has errors
+   * (`parseForExtraction`): `member_lines` (TypeScript type members ending at a line break before
+   * `<` or `(`), `constructor_lines` (a Kotlin primary constructor on the line after its class).
+   */
+  repairs?: ("member_lines" | "constructor_lines")[];
 }
 
 /**
@@ -83,6 +89,11 @@ export interface ExtractionNodes {
   wrappers: string[];
   /** `export_keyword` visibility: a definition inside one of these (3 levels up) is exported. */
   exports: string[];
+  /**
+   * Definitions that own the rest of their file though their node ends at its own line (C#
+   * `namespace App;`): what follows is nested in them.
+   */
+  fileScopes: string[];
 }
 
 /** What structural grep needs of a language beyond its grammar. */
@@ -97,12 +108,20 @@ export interface GrepRules {
   literalKinds: string[];
   /** Kinds inside a literal that hold code again (f-string and template interpolations). */
   codeInLiteralKinds: string[];
+  /**
+   * Text the grammar needs before code (PHP's `<?php `, without which a pattern parses as
+   * HTML text): prepended to a pattern before it is parsed, its nodes never part of the pattern.
+   */
+  patternPrefix?: string;
 }
 
 /** A language with structure: a folder under `grammars/` with a manifest and query files. */
 export interface GrammarLanguage {
   language: Language;
-  /** The grammar wasm, relative to `node_modules/tree-sitter-wasms/out`. */
+  /**
+   * The grammar wasm as `<npm package>/<path>.wasm` under `node_modules` (the package is a
+   * dependency in `deno.json`, e.g. `tree-sitter-python/tree-sitter-python.wasm`).
+   */
   wasm: string;
   extensions: string[];
   filenames?: string[];
@@ -132,7 +151,7 @@ export interface TextLanguage {
 type Shape =
   | { type: "string"; oneOf?: readonly string[]; regex?: boolean }
   | { type: "boolean" }
-  | { type: "strings" }
+  | { type: "strings"; oneOf?: readonly string[] }
   | { type: "map" }
   | { type: "object"; keys: Record<string, Field> }
   | { type: "list"; of: Shape };
@@ -153,6 +172,7 @@ const RULES: Shape = {
     public: { type: "string", regex: true, optional: true },
     private: { type: "string", regex: true, optional: true },
     defaultExported: { type: "boolean", optional: true },
+    repairs: { type: "strings", optional: true, oneOf: ["member_lines", "constructor_lines"] },
   },
 };
 
@@ -176,6 +196,7 @@ const GRAMMAR: Shape = {
         modifiers: STRINGS,
         wrappers: STRINGS,
         exports: STRINGS,
+        fileScopes: STRINGS,
       },
     },
     grep: {
@@ -185,6 +206,7 @@ const GRAMMAR: Shape = {
         metaChar: { type: "string" },
         literalKinds: { type: "strings" },
         codeInLiteralKinds: { type: "strings" },
+        patternPrefix: { type: "string", optional: true },
       },
     },
     wasmImportAliases: { type: "map", optional: true },
@@ -231,10 +253,15 @@ function mismatch(value: unknown, shape: Shape, key: string): string | null {
       return null;
     case "boolean":
       return typeof value === "boolean" ? null : `${where} is not true or false`;
-    case "strings":
-      return Array.isArray(value) && value.every((item) => typeof item === "string")
+    case "strings": {
+      if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+        return `${where} is not a list of strings`;
+      }
+      const unknown = shape.oneOf ? value.find((item) => !shape.oneOf!.includes(item)) : undefined;
+      return unknown === undefined
         ? null
-        : `${where} is not a list of strings`;
+        : `${where} names '${unknown}', not one of ${shape.oneOf!.join(", ")}`;
+    }
     case "map":
       return isRecord(value) && Object.values(value).every((item) => typeof item === "string")
         ? null
@@ -294,6 +321,7 @@ export function checkGrammarManifest(value: unknown, file: string): GrammarLangu
       modifiers: nodes.modifiers ?? [],
       wrappers: nodes.wrappers ?? [],
       exports: nodes.exports ?? [],
+      fileScopes: nodes.fileScopes ?? [],
     },
   };
 }

@@ -30,6 +30,8 @@ export interface ParseJob {
   /** Stored content hash: an equal hash answers `unchanged` without parsing. */
   knownHash: string | null;
   maxFileSize: number;
+  /** The package root the file's module is named from (`src` of a Python src layout), if any. */
+  packageRoot: string | null;
 }
 
 export type ParseReply =

@@ -3,10 +3,16 @@
  * grammar bytes arrive by message): it cannot write, run, or reach the network.
  */
 /// <reference lib="deno.worker" />
-import { Language, Parser, Query } from "web-tree-sitter";
+import { Language, type Node, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
-import { type ExtractionGrammar, extractStructure, extractText, looksMinified } from "./extract.ts";
+import {
+  type ExtractionGrammar,
+  extractStructure,
+  extractText,
+  looksMinified,
+  parseForExtraction,
+} from "./extract.ts";
 import { fileRows } from "./file_rows.ts";
 import type { FileRows, ParseJob, ParseReply, SkipReason, WorkerGrammar } from "./parse_types.ts";
 
@@ -114,12 +120,19 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   } else if (grammar) {
     const { parser, grammar: extraction } = await grammar;
     const deadline = performance.now() + PARSE_BUDGET_MS;
-    const tree = parser.parse(text, null, {
+    const tree = parseForExtraction(parser, text, {
+      rules: extraction.rules,
       progressCallback: () => performance.now() > deadline,
     });
     if (tree) {
       try {
-        const output = extractStructure({ tree, text, path: job.path, grammar: extraction });
+        const output = extractStructure({
+          tree,
+          text,
+          path: job.path,
+          grammar: extraction,
+          packageRoot: job.packageRoot,
+        });
         return {
           id: job.id,
           status: "parsed",
@@ -128,7 +141,7 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
           mtimeMs,
           lineCount,
           capability: "graph",
-          rows: fileRows({ output, text, bytes: body, root: tree.rootNode }),
+          rows: fileRows({ output, text, bytes: body, root: ownParse(tree.rootNode, text) }),
         };
       } finally {
         tree.delete();
@@ -152,6 +165,15 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
     capability: "search",
     rows: fileRows({ output, text, bytes: body }),
   };
+}
+
+/**
+ * The root of a tree parsed from `text` itself, or null for a tree of a
+ * repaired copy (`parseForExtraction`): grep parses the committed text, so only
+ * its own parse's statement ranges are stored. A repair keeps the length.
+ */
+function ownParse(root: Node, text: string): Node | null {
+  return root.text === text.slice(root.startIndex, root.endIndex) ? root : null;
 }
 
 function transferables(rows: FileRows): ArrayBuffer[] {

@@ -15,8 +15,9 @@ import { type Inventory, takeInventory } from "./inventory.ts";
 import { languageForPath, type LanguageTable, parserIdentity } from "./languages.ts";
 import type { SkipReason } from "./parse_types.ts";
 import { type ReplyEffect, replyOutcome, tallyOutcomes, type TargetWrite } from "./outcome.ts";
+import { packageRootOf, readPackageRoots, repositoryManifests } from "./package_roots.ts";
 import type { ParsePool } from "./pool.ts";
-import { loadSettings, type RepositorySettings, SETTINGS_PATH } from "./settings.ts";
+import { loadSettings, parseSettings, type RepositorySettings, SETTINGS_PATH } from "./settings.ts";
 
 export interface RefreshProgress {
   phase: "inventory" | "plan" | "parse" | "commit" | "done";
@@ -61,6 +62,11 @@ export interface RefreshOptions {
   onProgress?: (progress: RefreshProgress) => void;
   /** The workspace's embedding provider (`sextant.yml` `embeddings:`), if any. */
   embeddings?: EmbeddingConfig | null;
+  /**
+   * A chosen file list instead of the repository's inventory, read with default settings and
+   * without git (a dependency package: only the files picked from it are indexed).
+   */
+  files?: Inventory["files"];
 }
 
 /** Reconciles one repository into its target: inventory, plan, parse, commit (one transaction). */
@@ -68,12 +74,14 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
   const { root, writer } = options;
   const started = performance.now();
   const progress = options.onProgress ?? (() => {});
-  const settings = loadSettings(root);
+  const settings = options.files ? parseSettings(null) : loadSettings(root);
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });
-    const inventory = await takeInventory(root, settings);
-    const head = await gitHead(root);
+    const inventory: Inventory = options.files
+      ? { files: options.files, skipped: [], source: "walk" }
+      : await takeInventory(root, settings);
+    const head = options.files ? null : await gitHead(root);
     const inventoryDone = performance.now();
 
     const planned = await planRefresh({ ...options, settings, inventory, head });
@@ -151,6 +159,8 @@ interface PlannedRefresh {
   plan: PlanEntry[];
   languages: Map<string, string | null>;
   fingerprintKeys: Map<string, string>;
+  /** Each file's package root (`package_roots.ts`), when it has one. */
+  packageRoots: Map<string, string>;
 }
 
 /** Plans the refresh: the inventory against the stored rows, with git's renames. */
@@ -170,11 +180,20 @@ async function planRefresh(options: {
     : new Map<string, string>();
   const fingerprintKeys = new Map<string, string>();
   const languages = new Map<string, string | null>();
+  // A file's module is named from its package root: a change of root re-parses the file.
+  const roots = readPackageRoots(
+    repositoryManifests(root, inventory.files.map((file) => file.path)),
+  );
+  const packageRoots = new Map<string, string>();
   const planInput = inventory.files.map((file) => {
     const language = languageForPath(table, file.path, settings.languages);
     languages.set(file.path, language);
+    const packageRoot = language === "python" ? packageRootOf(roots, file.path) : null;
+    if (packageRoot !== null) packageRoots.set(file.path, packageRoot);
     const key = sha256Hex(
-      `${settings.hash}|${parserIdentity(table, language)}|${language}|${PIPELINE_VERSION}`,
+      `${settings.hash}|${parserIdentity(table, language)}|${language}|${PIPELINE_VERSION}|${
+        packageRoot ?? ""
+      }`,
     ).slice(0, 12);
     fingerprintKeys.set(file.path, key);
     return { ...file, fingerprintKey: key };
@@ -184,6 +203,7 @@ async function planRefresh(options: {
     plan: reconcilePlan({ inventory: planInput, stored, renames }),
     languages,
     fingerprintKeys,
+    packageRoots,
   };
 }
 
@@ -228,6 +248,7 @@ async function parseAndWrite(options: {
       language: planned.languages.get(entry.path) ?? null,
       knownHash: entry.knownHash,
       maxFileSize: settings.maxFileSize,
+      packageRoot: planned.packageRoots.get(entry.path) ?? null,
     });
     const writeStarted = performance.now();
     done++;

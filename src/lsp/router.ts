@@ -50,6 +50,11 @@ export interface CommittedSnapshot {
   ): IndexedDefinition | null | Promise<IndexedDefinition | null>;
   /** The working-tree text of a path (default: read from the repository root). */
   workingText?(path: string): Promise<string | null>;
+  /**
+   * Whether the caller may see a path (default: every path). A location in a path it may not
+   * see is left out before anything is counted, so no count tells it the path exists.
+   */
+  visible?(path: string): boolean;
 }
 
 /** One routed request: where, in which language, against which snapshot. */
@@ -149,6 +154,7 @@ export class LspRouter {
       const items = await call.prepareCallHierarchy(at);
       if (items.length === 0) return call.noResult("the server found no function at the position");
       for (const item of items) {
+        if (call.hidden(item.uri)) continue;
         const subject = await call.node(item);
         const incoming = await call.request<CallHierarchyIncomingCall[] | null>(
           "callHierarchy/incomingCalls",
@@ -181,12 +187,14 @@ export class LspRouter {
       const items = await call.prepareCallHierarchy(at);
       if (items.length === 0) return call.noResult("the server found no function at the position");
       for (const item of items) {
+        if (call.hidden(item.uri)) continue;
         const subject = await call.node(item);
         const outgoing = await call.request<CallHierarchyOutgoingCall[] | null>(
           "callHierarchy/outgoingCalls",
           { item },
         );
         for (const callee of outgoing ?? []) {
+          if (call.hidden(callee.to.uri)) continue;
           const node = await call.node(callee.to);
           if (node === null) {
             // The callee is defined outside the repository (a library, the runtime).
@@ -200,6 +208,7 @@ export class LspRouter {
               span: range,
               kind: "calls",
               symbol: callee.to.name,
+              expect: callee.to.name,
               extra: { relation: "calls", direction: "out", node, subject },
             });
           }
@@ -208,13 +217,18 @@ export class LspRouter {
     });
   }
 
-  /** Symbols whose name matches a query across the repository (`workspace/symbol`). */
+  /**
+   * Symbols whose name matches a query across the repository (`workspace/symbol`). `anchor`, a
+   * file of the server's language, is opened first: a server that builds its project from the
+   * open files (typescript-language-server) has none before.
+   */
   workspaceSymbols(
     request: RouteRequest,
     query: string,
-    options: { limit?: number } = {},
+    options: { limit?: number; anchor?: string } = {},
   ): Promise<RouteResult> {
-    return this.#route(request, "workspaceSymbolProvider", null, async (call) => {
+    const at = options.anchor === undefined ? null : { path: options.anchor, line: 1, column: 1 };
+    return this.#route(request, "workspaceSymbolProvider", at, async (call) => {
       const answer = await call.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
         "workspace/symbol",
         { query },
@@ -265,6 +279,7 @@ export class LspRouter {
         };
       }
       session.syncDocument(at.path, request.language, text);
+      call.expected = identifierAt(text, { line: at.line - 1, character: at.column - 1 });
     }
     try {
       const fallback = await body(call);
@@ -295,12 +310,16 @@ class RoutedCall {
   serverMs = 0;
   /** Some location lay in a file whose working tree differs from the committed text. */
   stale = false;
+  /** The name written at the request's position in the committed text, when there is one. */
+  expected: string | null = null;
   readonly #session: LspSession;
   readonly #request: RouteRequest;
   readonly #roots: string[];
   readonly #committed = new Map<string, Promise<string | null>>();
   readonly #working = new Map<string, Promise<string | null>>();
   readonly #mappings = new Map<string, Int32Array | null>();
+  /** The text a server is taken to have seen per path (open document, else the working tree). */
+  readonly #seenText = new Map<string, string | null>();
   readonly #seen = new Set<string>();
 
   constructor(session: LspSession, request: RouteRequest) {
@@ -342,6 +361,14 @@ class RoutedCall {
     return items ?? [];
   }
 
+  /** Whether a location lies in a path the caller may not see (it is then left out, uncounted). */
+  hidden(uri: string): boolean {
+    const visible = this.#request.snapshot.visible;
+    if (!visible) return false;
+    const path = repositoryRelativePath(uri, this.#roots);
+    return path !== null && !visible(path);
+  }
+
   committed(path: string): Promise<string | null> {
     let text = this.#committed.get(path);
     if (!text) {
@@ -378,6 +405,8 @@ class RoutedCall {
     kind: string;
     symbol?: string;
     describe?: boolean;
+    /** The name written at the location (default: the name at the request's position). */
+    expect?: string | null;
     extra?: Record<string, unknown>;
   }): Promise<void> {
     const path = repositoryRelativePath(location.uri, this.#roots);
@@ -385,6 +414,7 @@ class RoutedCall {
       this.dropped.outside_root++;
       return;
     }
+    if (this.#request.snapshot.visible && !this.#request.snapshot.visible(path)) return;
     const text = await this.committed(path);
     if (text === null) {
       this.dropped.not_indexed++;
@@ -392,7 +422,18 @@ class RoutedCall {
     }
     const fresh = (await this.#workingText(path)) === text;
     if (!fresh) this.stale = true;
-    const toCommitted = await this.#lineMap(path, text);
+    let toCommitted = await this.#lineMap(path, text);
+    const expect = location.expect === undefined ? this.expected : location.expect;
+    const seen = this.#seenText.get(path);
+    if (expect && seen !== undefined && seen !== null && seen !== text) {
+      // A server whose watcher has not yet read an edit still answers on the older bytes: when
+      // the name is written at the location in the committed text and not in the newer text,
+      // the location is the committed one.
+      const at = location.name.start;
+      if (identifierAt(seen, at) !== expect && identifierAt(text, at) === expect) {
+        toCommitted = (line) => line;
+      }
+    }
     const line = toCommitted(location.name.start.line + 1);
     if (line === 0) {
       this.dropped.not_committed++;
@@ -443,6 +484,8 @@ class RoutedCall {
       confidence: "exact",
       evidence: "lsp",
       fresh,
+      // Where the name is written (a definition's span may start above it, at a decorator).
+      name_line: line,
       // A call site names the callee while the hit names the caller: keep the written name.
       ...(location.kind === "calls" && name !== null && name !== symbol ? { name } : {}),
       ...location.extra,
@@ -467,6 +510,7 @@ class RoutedCall {
   async #lineMap(path: string, committed: string): Promise<(line: number) => number> {
     if (!this.#mappings.has(path)) {
       const seen = this.#session.documentText(path) ?? (await this.#workingText(path));
+      this.#seenText.set(path, seen);
       this.#mappings.set(
         path,
         seen === null || seen === committed ? null : lineMapping(seen, committed),

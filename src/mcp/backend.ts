@@ -5,12 +5,14 @@
  * `executeAction`; a hidden repository answers like a missing one in both.
  */
 import { ResultCache } from "../actions/result_cache.ts";
+import { type LspBackend, openLspBackend } from "../actions/lsp_route.ts";
 import {
   attachDaemon,
   type AttachedDaemon,
   embeddedGrant,
   type Identity,
 } from "../daemon/caller.ts";
+import { ConnectionClosed } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
 import type { TraceLog } from "../daemon/observe.ts";
 import type { Grant } from "../daemon/policy.ts";
@@ -101,10 +103,13 @@ class EmbeddedBackend implements Backend {
   readonly #workspace: Workspace;
   readonly #grant: Grant;
   readonly #cache = new ResultCache();
+  /** The language servers of this process; a call waits for a starting one (its request timeout). */
+  readonly #lsp: LspBackend | null;
 
   private constructor(workspace: Workspace, grant: Grant) {
     this.#workspace = workspace;
     this.#grant = grant;
+    this.#lsp = openLspBackend(workspace, { wait: "request_timeout" });
   }
 
   /** Opens the workspace and authenticates; throws `Unauthorized` like the socket. */
@@ -158,11 +163,14 @@ class EmbeddedBackend implements Backend {
       signal: options.signal,
       onProgress: options.onProgress,
       cache: this.#cache,
+      lsp: this.#lsp,
     });
     return { envelope, multiRepo: this.repositoryCount > 1 };
   }
 
   close(): void {
+    // Servers get their shutdown request; the workspace closes without waiting for them.
+    this.#lsp?.dispose().catch(() => {});
     this.#workspace.close();
   }
 }
@@ -216,6 +224,27 @@ export class Backends {
     if (this.#daemon?.alive) return Promise.resolve(this.#daemon);
     this.#choosing ??= this.#choose().finally(() => (this.#choosing = null));
     return this.#choosing;
+  }
+
+  /**
+   * Runs one call on the current backend. A daemon that went away before it answered (its
+   * connection closed, perhaps before this side had read the end of it) is dropped and the call
+   * runs once more on whatever serves the workspace now: another daemon or the embedded one.
+   */
+  async call(action: string, params: Record<string, unknown>, options: CallOptions): Promise<{
+    backend: Backend;
+    answer: Answer;
+  }> {
+    const backend = await this.current();
+    try {
+      return { backend, answer: await backend.call(action, params, options) };
+    } catch (error) {
+      if (!(error instanceof ConnectionClosed) || backend !== this.#daemon) throw error;
+      this.#daemon.close();
+      this.#daemon = null;
+      const next = await this.current();
+      return { backend: next, answer: await next.call(action, params, options) };
+    }
   }
 
   async #choose(): Promise<Backend> {

@@ -63,20 +63,21 @@ export function createMcpServer(backends: Backends, log: TraceLog): Server {
     let mode = "";
     let results: number | undefined;
     try {
-      const backend = await backends.current();
-      mode = backend.mode;
+      const chosen = await backends.current();
+      mode = chosen.mode;
       const onProgress = token === undefined ? undefined : progressSender(
         (step) =>
           extra.sendNotification({
             method: "notifications/progress",
             params: { progressToken: token, ...step },
           }),
-        typeof args.repo === "string" ? 1 : backend.repositoryCount,
+        typeof args.repo === "string" ? 1 : chosen.repositoryCount,
       );
-      const answer = await untilAborted(
-        backend.call(name, withDefaults(name, args), { signal: extra.signal, onProgress }),
+      const { backend, answer } = await untilAborted(
+        backends.call(name, withDefaults(name, args), { signal: extra.signal, onProgress }),
         extra.signal,
       );
+      mode = backend.mode;
       results = answer.envelope.results.length;
       return answerResult(answer.envelope, answer.multiRepo);
     } catch (error) {

@@ -97,10 +97,28 @@ export function withDefaults(
 function fieldSchema(spec: FieldSpec): JsonSchema {
   const schema: JsonSchema = spec.type === "string[]"
     ? { type: "array", items: { type: "string" }, maxItems: LIMITS.paths }
+    : spec.type === "object[]"
+    ? {
+      type: "array",
+      items: recordSchema(spec.fields ?? {}),
+      maxItems: spec.max ?? LIMITS.records,
+    }
     : { type: spec.type };
   if (spec.oneOf) schema.enum = [...spec.oneOf];
   if (spec.min !== undefined) schema.minimum = spec.min;
-  if (spec.max !== undefined) schema.maximum = spec.max;
+  if (spec.max !== undefined && spec.type !== "object[]") schema.maximum = spec.max;
   schema.description = spec.description;
   return schema;
+}
+
+/** The schema of one record of an `object[]` param: its fields, the required ones, nothing else. */
+function recordSchema(fields: Readonly<Record<string, FieldSpec>>): JsonSchema {
+  const names = Object.keys(fields);
+  const required = names.filter((name) => fields[name].required);
+  return {
+    type: "object",
+    properties: Object.fromEntries(names.map((name) => [name, fieldSchema(fields[name])])),
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
 }

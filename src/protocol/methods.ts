@@ -8,15 +8,20 @@
 import { WireError } from "./errors.ts";
 import type {
   ActionName,
+  ContextData,
   Envelope,
   GrepData,
+  MapData,
   NavigationData,
+  OutlineData,
   RefreshData,
   SearchData,
   StatusData,
+  VerifyData,
 } from "./types.ts";
 
-type FieldType = "string" | "integer" | "boolean" | "string[]";
+/** A param's type; `object[]` is a list of records whose fields `fields` describes. */
+type FieldType = "string" | "integer" | "boolean" | "string[]" | "object[]";
 
 export interface FieldSpec {
   type: FieldType;
@@ -31,6 +36,8 @@ export interface FieldSpec {
    * read actions reconcile first, `status` reports the index as it is.
    */
   callerDefault?: boolean;
+  /** The fields of each record of an `object[]` param (scalar types only). */
+  fields?: Readonly<Record<string, FieldSpec>>;
 }
 
 export interface MethodDescriptor<
@@ -57,6 +64,7 @@ type FieldValue<F> = F extends { type: "string"; oneOf: readonly (infer O)[] } ?
   : F extends { type: "integer" } ? number
   : F extends { type: "boolean" } ? boolean
   : F extends { type: "string[]" } ? string[]
+  : F extends { type: "object[]"; fields: infer S } ? ParamsOf<S>[]
   : never;
 
 /** The params object a record of field specs describes: required fields, then optional ones. */
@@ -71,13 +79,17 @@ function describe<R>() {
   ): MethodDescriptor<S, R> => descriptor;
 }
 
-/** Input limits: largest `limit`, string param bytes, `paths` entries, `depth`, `token_budget`. */
+/**
+ * Input limits: largest `limit`, string param bytes, `paths` entries, `depth`,
+ * `token_budget`, records of an `object[]` param (verify's citations).
+ */
 export const LIMITS = {
   limit: 1000,
   queryBytes: 100_000,
   paths: 64,
   depth: 1000,
   tokenBudget: 1_000_000,
+  records: 1000,
 };
 
 /** A traversal depth: actions clamp deeper requests to what they serve; beyond this it is an error. */
@@ -295,6 +307,140 @@ export const DESCRIPTORS = {
       format: formatField,
     },
   }),
+  map: describe<Envelope<MapData>>()({
+    name: "map",
+    resultType: "Envelope<MapData>",
+    summary: "The most central files and their key definitions, fitted to a token budget",
+    description:
+      "A repository map to orient yourself before reading code: files ranked by PageRank over " +
+      "the reference graph (who uses whose definitions), each with the signatures of its most " +
+      "used definitions, fitted to token_budget (default about 1000 tokens). Give a focus (an " +
+      "issue text, paths, symbol names) to rank the files around it; files changed in the " +
+      "working tree count as focus too. role 'onboarding' lists an onboarding path instead: " +
+      "entry points, then core modules, then utilities, each with why. Ranks are approximate " +
+      "(references are matched by name and import path); it shows signatures and doc " +
+      "sentences, never bodies: read those with context, search or definition.",
+    argument: "focus",
+    params: {
+      ...common,
+      focus: {
+        type: "string",
+        description:
+          "What to rank around: free text (an issue, a question), paths and symbol names",
+      },
+      role: {
+        type: "string",
+        oneOf: ["central", "onboarding"],
+        description:
+          "'central' ranks by centrality (default); 'onboarding' orders entry points, core, utilities",
+      },
+      uncommitted: {
+        type: "boolean",
+        description: "Rank around the files changed in the working tree against HEAD too",
+        callerDefault: true,
+      },
+    },
+  }),
+  outline: describe<Envelope<OutlineData>>()({
+    name: "outline",
+    resultType: "Envelope<OutlineData>",
+    summary: "The tree repository → directory → file → symbol with one-line summaries",
+    description:
+      "The shape of a repository or a directory without reading files: each directory, file " +
+      "and definition to 'depth' levels below 'path', one line each (a definition's signature " +
+      "and the first sentence of its doc; a file's module doc or what it defines; a " +
+      "directory's counts). Cheaper than listing and opening files; exact (read from the " +
+      "symbol index). Page through a large tree with next_cursor.",
+    argument: "path",
+    params: {
+      ...common,
+      path: {
+        type: "string",
+        description: "A repository-relative directory or file to start from (default: the root)",
+      },
+      depth: {
+        type: "integer",
+        min: 1,
+        max: LIMITS.depth,
+        description:
+          "Levels below 'path' to show (default 2; directories, files and nested definitions " +
+          "each count one)",
+      },
+    },
+  }),
+  context: describe<Envelope<ContextData>>()({
+    name: "context",
+    resultType: "Envelope<ContextData>",
+    summary: "A context pack: the best definitions' bodies and their one-hop neighbourhood",
+    description: "Everything you need to understand or change some code, in one call and within " +
+      "token_budget (default 4000): for a query (an issue text, a question) or a list of " +
+      "symbols, the bodies of the best matching definitions, then their neighbourhood: " +
+      "signatures of the functions they call and the types they use, the call sites of their " +
+      "callers and the imports they rely on. Each piece says why it is there and whether the " +
+      "relation is exact (proven by scope, imports or module paths) or approximate (matched " +
+      "by name). Use it instead of several search/definition/callers calls.",
+    argument: "query",
+    params: {
+      ...common,
+      query: {
+        type: "string",
+        description: "What the pack is for: an issue text, a question or an identifier",
+      },
+      symbols: {
+        type: "string[]",
+        description: "Definitions to pack, by name or qualified name (with or without a query)",
+      },
+    },
+  }),
+  verify: describe<Envelope<VerifyData>>()({
+    name: "verify",
+    resultType: "Envelope<VerifyData>",
+    summary: "Checks citations (path, lines, symbol, quoted text, 'A calls B') against the index",
+    description:
+      "A citation guard: before you cite code in an answer, check each citation against the " +
+      "index. Each citation gets a verdict: 'ok', or why not: 'file_unknown', " +
+      "'range_outside_file', 'symbol_not_in_range' (with where the symbol is now), " +
+      "'text_not_current' (the quoted text is not in those lines), 'relation_not_in_graph' " +
+      "(the claimed call, import or inheritance is not in the relation graph). The answer's " +
+      "data.score is the share of citations that hold. Fabricated or stale citations are what " +
+      "it catches; pass refresh: true (the default of the CLI and MCP) to check the working tree.",
+    argument: "citations",
+    params: {
+      repo: {
+        type: "string",
+        description:
+          "The repository of citations that name none (default: the one that has the file)",
+      },
+      limit: common.limit,
+      refresh: common.refresh,
+      token_budget: common.token_budget,
+      cursor: common.cursor,
+      citations: {
+        type: "object[]",
+        required: true,
+        max: LIMITS.records,
+        description:
+          "The citations: a list of {repo?, path, start_line?, end_line?, symbol?, text?, claim?}",
+        fields: {
+          repo: { type: "string", description: "The repository (default: the one with the file)" },
+          path: { type: "string", required: true, description: "Repository-relative file path" },
+          start_line: { type: "integer", min: 1, description: "First cited line (1-based)" },
+          end_line: { type: "integer", min: 1, description: "Last cited line (inclusive)" },
+          symbol: {
+            type: "string",
+            description: "A definition the lines belong to (name or qualified name)",
+          },
+          text: { type: "string", description: "Text quoted from those lines" },
+          claim: {
+            type: "string",
+            description:
+              "A relation: 'A calls B', 'A imports B', 'A inherits B', 'A implements B' or " +
+              "'A references B'",
+          },
+        },
+      },
+    },
+  }),
   status: describe<Envelope<StatusData>>()({
     name: "status",
     resultType: "Envelope<StatusData>",
@@ -414,5 +560,46 @@ function checkField(method: string, field: string, spec: FieldSpec, value: unkno
         fail(`may hold at most ${LIMITS.paths} entries`);
       }
       break;
+    case "object[]": {
+      if (!Array.isArray(value)) fail("must be a list of objects");
+      const records = value as unknown[];
+      const most = spec.max ?? LIMITS.records;
+      if (records.length > most) {
+        throw new WireError(
+          "LimitExceeded",
+          `'${method}' parameter '${field}' exceeds ${most} entries`,
+        );
+      }
+      const fields = spec.fields ?? {};
+      records.forEach((record, index) => {
+        const name = `${field}[${index}]`;
+        if (typeof record !== "object" || record === null || Array.isArray(record)) {
+          throw new WireError("InvalidParams", `'${method}' parameter '${name}' must be an object`);
+        }
+        const entries = record as Record<string, unknown>;
+        for (const [key, inner] of Object.entries(fields)) {
+          const item = entries[key];
+          if (item === undefined || item === null) {
+            if (inner.required) {
+              throw new WireError(
+                "InvalidParams",
+                `'${method}' parameter '${name}' needs '${key}'`,
+              );
+            }
+            continue;
+          }
+          checkField(method, `${name}.${key}`, inner, item);
+        }
+        for (const key of Object.keys(entries)) {
+          if (!(key in fields)) {
+            throw new WireError(
+              "InvalidParams",
+              `'${method}' parameter '${name}' has no field '${key}'`,
+            );
+          }
+        }
+      });
+      break;
+    }
   }
 }

@@ -43,6 +43,8 @@ export interface Scope {
   resolve(relation: RelationRecord): Resolution;
   bindName(site: Site, name: string): Binding;
   bindMember(site: Site, receiver: string, name: string): Binding;
+  /** A member of a class or of its bases, with the evidence of the path to it, or null. */
+  memberOf(owner: SymbolRecord, name: string): { symbol: SymbolRecord; evidence: Evidence } | null;
 }
 
 /** Kinds whose members are reached through the type (`obj.m`, `self.m`), never as bare names. */
@@ -113,14 +115,28 @@ export function dirOf(path: string): string {
   return dir === "." ? "" : dir;
 }
 
-/** The top-level definitions named `name` in some files of a repository. */
+/**
+ * True when a definition is at the top level of its file, or only inside namespaces (C#
+ * `namespace App { class A }`, C++ `namespace fmt { … }`): a namespace is open, so what it
+ * holds is named like a top-level definition of the namespace's other files.
+ */
+export function isTopLevel(store: ScopeStore, symbol: SymbolRecord): boolean {
+  let node: SymbolRecord | null = symbol;
+  for (let hops = 0; node?.parentId && hops < 20; hops++) {
+    node = store.symbolById(node.repo, node.parentId);
+    if (node && node.kind !== "namespace") return false;
+  }
+  return true;
+}
+
+/** The top-level definitions (namespace members included) named `name` in some files. */
 export function topLevelNamed(
   store: ScopeStore,
   options: { repo: string; files: string[]; name: string },
 ): SymbolRecord[] {
   return options.files.flatMap((file) =>
     store.symbolsInFile(options.repo, file).filter((s) =>
-      s.name === options.name && s.parentId === null
+      s.name === options.name && isTopLevel(store, s)
     )
   );
 }

@@ -53,6 +53,12 @@ export interface FamilyRules {
   receivers: ReceiverStyle | null;
   /** How parameters and locals are bound; null when locals are not read. */
   locals: LocalsStyle | null;
+  /**
+   * A bare name inside a class body may mean a member of that class or of its bases, with an
+   * implicit `this`/`self` (Java `other()`, Ruby `helper`); false where members are reached
+   * only through `self.`/`this.` (Python, JavaScript) or there are no classes.
+   */
+  implicitReceiver: boolean;
 }
 
 /** The rules of a family that has no special ones. */
@@ -68,6 +74,7 @@ const PLAIN: FamilyRules = {
   pathRoots: [],
   receivers: null,
   locals: null,
+  implicitReceiver: false,
 };
 
 const JVM: FamilyRules = {
@@ -75,6 +82,7 @@ const JVM: FamilyRules = {
   modules: "jvm",
   packageScope: "directory",
   receivers: "c_like",
+  implicitReceiver: true,
 };
 
 export const FAMILIES: Record<Family, FamilyRules> = {
@@ -114,12 +122,12 @@ export const FAMILIES: Record<Family, FamilyRules> = {
   java: JVM,
   kotlin: JVM,
   scala: { ...JVM, receivers: null },
-  c_sharp: { ...PLAIN, packageScope: "directory", receivers: "c_like" },
+  c_sharp: { ...PLAIN, packageScope: "directory", receivers: "c_like", implicitReceiver: true },
   c: PLAIN,
-  cpp: PLAIN,
-  ruby: PLAIN,
+  cpp: { ...PLAIN, implicitReceiver: true },
+  ruby: { ...PLAIN, implicitReceiver: true },
   php: PLAIN,
-  swift: PLAIN,
+  swift: { ...PLAIN, implicitReceiver: true },
   bash: PLAIN,
   lua: PLAIN,
 };

@@ -13,30 +13,40 @@ import {
   type Scope,
   type Site,
 } from "./binding.ts";
-import type { SymbolRecord } from "./types.ts";
+import type { Evidence, SymbolRecord } from "./types.ts";
 
 /**
  * A definition of the same file visible from the site's lexical scope: the innermost scope
  * holding the name wins; `guessed` when several same-named ones share it (blocks the index
  * does not model, such as test callbacks or `if` arms) and the nearest preceding was chosen.
+ * Where the family has an implicit receiver, an enclosing class's members (and its bases',
+ * with the evidence of the base's resolution) are in scope as bare names.
  */
 export function lexicalDefinition(
   scope: Scope,
   site: Site,
   name: string,
-): { symbol: SymbolRecord; guessed: boolean } | null {
+): { symbol: SymbolRecord; guessed: boolean; evidence?: Evidence } | null {
   const store = scope.store;
   const symbols = store.symbolsInFile(site.repo, site.path).filter((s) => s.name === name);
-  if (symbols.length === 0) return null;
+  const implicit = familyRules(site.language).implicitReceiver;
+  if (symbols.length === 0 && !implicit) return null;
   const scopes = [...[...ancestorsOf(store, site.from)].map((node) => node.id), null];
   for (const parentId of scopes) {
     const inScope = symbols.filter((s) => s.parentId === parentId);
-    if (inScope.length === 0) continue;
     if (parentId !== null) {
       const owner = store.symbolById(site.repo, parentId);
-      // Class members are reached through self/this, never as bare names.
-      if (owner && CLASS_KINDS.has(owner.kind) && owner.id !== site.from?.id) continue;
+      if (owner && CLASS_KINDS.has(owner.kind) && owner.id !== site.from?.id) {
+        // Class members are reached through self/this, unless the receiver may be implicit.
+        if (!implicit) continue;
+        if (inScope.length === 0) {
+          const inherited = scope.memberOf(owner, name);
+          if (inherited) return { ...inherited, guessed: false };
+          continue;
+        }
+      }
     }
+    if (inScope.length === 0) continue;
     if (isOneDefinition(inScope)) {
       return { symbol: preferImplementation(inScope, site.line), guessed: false };
     }

@@ -112,7 +112,7 @@ function memberOfNamedReceiver(
   if (lexical) {
     const viaSymbol = memberOfSymbol(scope, {
       symbol: lexical.symbol,
-      evidence: lexical.guessed ? "unique_name" : "same_file",
+      evidence: lexical.guessed ? "unique_name" : lexical.evidence ?? "same_file",
       name,
     });
     if (viaSymbol) return viaSymbol;

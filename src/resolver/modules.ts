@@ -110,7 +110,7 @@ export class ModuleResolver {
     const nameLength = specifier.startsWith("@") ? 2 : 1;
     const name = parts.slice(0, nameLength).join("/");
     const subpath = parts.slice(nameLength).join("/");
-    for (const repo of this.#store.scopeOf(from.repo)) {
+    for (const repo of this.#store.moduleScopeOf(from.repo)) {
       for (const pkg of this.#packagesOf(repo)) {
         if (pkg.name !== name) continue;
         const bases = subpath
@@ -255,7 +255,7 @@ export class ModuleResolver {
         : { status: "external", reason: `relative import '${specifier}' names no indexed module` };
     }
     const relativePath = specifier.split(".").join("/");
-    for (const repo of this.#store.scopeOf(from.repo)) {
+    for (const repo of this.#store.moduleScopeOf(from.repo)) {
       for (const root of this.#pythonRootsOf(repo)) {
         const found = this.#pythonFile(repo, root + relativePath);
         if (found) {
@@ -310,7 +310,7 @@ export class ModuleResolver {
   // ---- Go ----
 
   #resolveGo(from: { repo: string; path: string }, specifier: string): ModuleTarget {
-    for (const repo of this.#store.scopeOf(from.repo)) {
+    for (const repo of this.#store.moduleScopeOf(from.repo)) {
       for (const mod of this.#goModulesOf(repo)) {
         if (specifier !== mod.module && !specifier.startsWith(`${mod.module}/`)) continue;
         const sub = specifier.slice(mod.module.length).replace(/^\//, "");
@@ -383,7 +383,7 @@ export class ModuleResolver {
       }
       rest = segments.slice(1);
     } else {
-      for (const candidate of this.#store.scopeOf(from.repo)) {
+      for (const candidate of this.#store.moduleScopeOf(from.repo)) {
         const crate = this.#cratesOf(candidate).find((c) => c.name === segments[0]);
         if (crate) {
           repo = candidate;
@@ -443,7 +443,7 @@ export class ModuleResolver {
 
   #resolveJvm(from: { repo: string; path: string }, specifier: string): ModuleTarget {
     const relative = specifier.replace(/\.\*$/, "").split(".").join("/");
-    for (const repo of this.#store.scopeOf(from.repo)) {
+    for (const repo of this.#store.moduleScopeOf(from.repo)) {
       const files: string[] = [];
       for (const path of this.#store.paths(repo)) {
         const stem = path.replace(/\.(java|kt|scala)$/, "");

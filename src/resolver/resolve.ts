@@ -8,7 +8,7 @@
  */
 import type { ModuleResolver } from "./modules.ts";
 import type { ScopeStore } from "./store.ts";
-import type { RelationRecord, Resolution, SymbolRecord } from "./types.ts";
+import type { Evidence, RelationRecord, Resolution, SymbolRecord } from "./types.ts";
 import {
   type Binding,
   isOneDefinition,
@@ -21,7 +21,7 @@ import { lexicalDefinition, localVariable } from "./lexical.ts";
 import { exportedDefinition, importBinding } from "./imports.ts";
 import { packageOwned } from "./ownership.ts";
 import { uniqueDefinition } from "./unique.ts";
-import { bindMemberOnce, overriddenBy } from "./members.ts";
+import { bindMemberOnce, memberOf, overriddenBy } from "./members.ts";
 
 export type { Binding, Site } from "./binding.ts";
 export { typeParameterOffset } from "./lexical.ts";
@@ -71,7 +71,7 @@ export class Resolver implements Scope {
     // 1. Same file and lexical scope.
     const local = lexicalDefinition(this, site, name);
     if (local && !local.guessed) {
-      return { kind: "symbol", symbol: local.symbol, evidence: "same_file" };
+      return { kind: "symbol", symbol: local.symbol, evidence: local.evidence ?? "same_file" };
     }
     if (local) {
       return {
@@ -100,6 +100,11 @@ export class Resolver implements Scope {
     } finally {
       this.#memberDepth--;
     }
+  }
+
+  /** A member of a class or of its bases (at most `MAX_HOPS` deep), or null. */
+  memberOf(owner: SymbolRecord, name: string): { symbol: SymbolRecord; evidence: Evidence } | null {
+    return memberOf(this, { owner, name });
   }
 
   /** The members of base classes and interfaces that a method overrides or implements. */

@@ -4,11 +4,23 @@
  * every row before anything ranks or counts it. Every query is keyed by a name,
  * a file or a symbol, so the rows read follow what the answer touches.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { StoredRelation, StoredSymbol, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
+import { type DependencyRecord, loadDependencyState } from "../deps/mod.ts";
 import type { RelationRecord, SymbolRecord } from "./types.ts";
+
+/** A dependency package target as the resolver reads it: a repository of its own, by name. */
+interface DependencyRepository {
+  repository: Repository;
+  record: DependencyRecord;
+  /** The visible repository whose source imports it (the one its paths are shown under). */
+  owner: string;
+}
+
+/** The prefix of a dependency target's name in the resolver (never a repository's name). */
+const DEPENDENCY_PREFIX = "dep:";
 
 export class ScopeStore {
   readonly #scope: RequestScope;
@@ -23,6 +35,10 @@ export class ScopeStore {
   rowsRead = 0;
   /** Repositories whose target could not be read. */
   readonly problems = new Map<string, string>();
+  /** Dependency targets that could not be read (not part of the caller's scope proper). */
+  readonly dependencyProblems = new Map<string, string>();
+  readonly #dependencies = new Map<string, DependencyRepository>();
+  readonly #dependenciesOf = new Map<string, string[]>();
 
   constructor(scope: RequestScope) {
     this.#scope = scope;
@@ -45,7 +61,138 @@ export class ScopeStore {
   }
 
   allowed(repo: string, path: string): boolean {
+    const dependency = this.#dependencies.get(repo);
+    if (dependency) {
+      // A package is seen through the repository that imports it: a caller restricted to some
+      // paths of that repository sees it only where those paths cover where it lies.
+      return !this.#scope.pathRestricted(dependency.owner) ||
+        (dependency.record.inRepository &&
+          this.#scope.allowPath(dependency.owner, `${dependency.record.display}/${path}`));
+    }
     return this.#scope.allowPath(repo, path);
+  }
+
+  // ---- dependency targets -------------------------------------------------------------------
+
+  /** The dependency targets of a visible repository (its imported packages), by resolver name. */
+  dependenciesOf(repo: string): string[] {
+    let names = this.#dependenciesOf.get(repo);
+    if (names) return names;
+    names = [];
+    const owner = this.#visible.get(repo);
+    const state = owner ? loadDependencyState(owner.location) : null;
+    for (const record of state?.packages ?? []) {
+      if (record.error) continue;
+      const name = `${DEPENDENCY_PREFIX}${repo}:${record.id}`;
+      this.#dependencies.set(name, {
+        owner: repo,
+        record,
+        repository: {
+          name,
+          root: record.root,
+          location: {
+            root: record.root,
+            directory: dirname(record.database),
+            databasePath: record.database,
+          },
+        },
+      });
+      names.push(name);
+    }
+    this.#dependenciesOf.set(repo, names);
+    return names;
+  }
+
+  /** The package record of a dependency target, or null for a repository. */
+  dependency(repo: string): (DependencyRecord & { owner: string }) | null {
+    const found = this.#dependencies.get(repo);
+    return found ? { ...found.record, owner: found.owner } : null;
+  }
+
+  /**
+   * The repositories an import written in `repo` may resolve into: its resolver scope, then the
+   * packages those repositories import (a package's own imports: itself, its owner's scope and
+   * the owner's other packages).
+   */
+  moduleScopeOf(repo: string): string[] {
+    const dependency = this.#dependencies.get(repo);
+    const base = dependency ? this.scopeOf(dependency.owner) : this.scopeOf(repo);
+    const out = dependency ? [repo, ...base] : [...base];
+    for (const member of base) {
+      for (const name of this.dependenciesOf(member)) if (!out.includes(name)) out.push(name);
+    }
+    return out;
+  }
+
+  /**
+   * The repositories that can hold uses of a definition in `repo`: those whose scope includes
+   * it; for a package, the package itself and the repositories that import it.
+   */
+  usersOf(repo: string): string[] {
+    const dependency = this.#dependencies.get(repo);
+    if (dependency) {
+      // The importing repository's own uses first, then the package's uses of itself.
+      const owners = [dependency.owner, ...this.scopeOf(dependency.owner)];
+      return [...new Set(owners.filter((name) => this.dependenciesOf(name).includes(repo))), repo];
+    }
+    return this.scopeOf(repo).filter((other) => this.scopeOf(other).includes(repo));
+  }
+
+  /**
+   * Shows records of dependency targets as the caller sees them: under the repository that
+   * imports the package, at the package's path there (`.venv/…/site-packages/urllib3/…`,
+   * `node_modules/hono/…`, `$GOMODCACHE/…`), with `source_kind: dependency` and the package
+   * named. Evidence reached through a package is at most module-path ownership (level 3): the
+   * dependency index, not the repository's own source, decided which files own the module.
+   */
+  presentDependencies<T>(value: T, depth = 0): T {
+    if (this.#dependencies.size === 0 || depth > 16) return value;
+    if (typeof value === "string") return this.#presentText(value) as T;
+    if (Array.isArray(value)) {
+      return value.map((item) => this.presentDependencies(item, depth + 1)) as T;
+    }
+    if (typeof value !== "object" || value === null) return value;
+    const record = value as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(record)) {
+      out[key] = this.presentDependencies(item, depth + 1);
+    }
+    const dependency = typeof record.repo === "string" ? this.#dependencies.get(record.repo) : null;
+    if (dependency) {
+      const { record: pkg, owner } = dependency;
+      out.repo = owner;
+      if (typeof record.path === "string") {
+        out.path = `${pkg.display}/${record.path}`;
+        out.dependency = {
+          ecosystem: pkg.ecosystem,
+          name: pkg.name,
+          version: pkg.version,
+          path: record.path,
+        };
+        if ("source_kind" in record || "snippet" in record) {
+          out.source_kind = /\.(md|rst|txt|markdown)$/i.test(record.path) ? "doc" : "dependency";
+        }
+      }
+      // Inside a crate its own paths start at `crate::`; from outside they start at its name.
+      if (pkg.ecosystem === "cargo" && typeof record.symbol === "string") {
+        out.symbol = record.symbol.replace(/^crate::/, `${pkg.modules[0]}::`);
+      }
+      if (typeof record.evidence_level === "number" && record.evidence_level < 3) {
+        out.evidence = "module_path";
+        out.evidence_level = 3;
+      }
+    }
+    return out as T;
+  }
+
+  /** `dep:<owner>:<id>:<path>` written in a message, as the caller sees it. */
+  #presentText(text: string): string {
+    if (!text.includes(DEPENDENCY_PREFIX)) return text;
+    let out = text;
+    for (const [name, { record, owner }] of this.#dependencies) {
+      out = out.replaceAll(`${name}:`, `${owner}:${record.display}/`);
+    }
+    return out;
   }
 
   /** Definitions named `name` in the given repositories. */
@@ -160,9 +307,23 @@ export class ScopeStore {
    * Manifests are read, never run.
    */
   manifest(repo: string, path: string): string | null {
+    const text = this.#manifest(repo, path);
+    const dependency = this.#dependencies.get(repo)?.record;
+    if (text === null || !dependency || dependency.ecosystem !== "npm" || path !== "package.json") {
+      return text;
+    }
+    // A package answers to the name it was imported by (`@types/ws` for `ws`, an npm alias).
+    try {
+      return JSON.stringify({ ...JSON.parse(text), name: dependency.modules[0] });
+    } catch {
+      return text;
+    }
+  }
+
+  #manifest(repo: string, path: string): string | null {
     const indexed = this.fileText(repo, path);
     if (indexed !== null) return indexed;
-    const repository = this.#visible.get(repo);
+    const repository = this.#visible.get(repo) ?? this.#dependencies.get(repo)?.repository;
     if (!repository || !this.allowed(repo, path)) return null;
     try {
       const info = Deno.statSync(join(repository.root, path));
@@ -179,11 +340,12 @@ export class ScopeStore {
   }
 
   #read<T>(repo: string, fn: (reader: TargetReader) => T): T | null {
-    const repository = this.#visible.get(repo);
+    const dependency = this.#dependencies.get(repo)?.repository;
+    const repository = this.#visible.get(repo) ?? dependency;
     if (!repository) return null;
     const answer = this.#scope.workspace.withReader(repository, fn);
     if (answer.problem) {
-      this.problems.set(repo, answer.problem);
+      (dependency ? this.dependencyProblems : this.problems).set(repo, answer.problem);
       return null;
     }
     return answer.value;

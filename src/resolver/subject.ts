@@ -4,7 +4,13 @@
  * are answered alike: no roots, with the nearest visible names as suggestions.
  */
 import type { Resolver, Site } from "./resolve.ts";
-import type { Candidate, Evidence, RelationRecord, SymbolRecord } from "./types.ts";
+import {
+  type Candidate,
+  type Evidence,
+  EVIDENCE_LEVEL,
+  type RelationRecord,
+  type SymbolRecord,
+} from "./types.ts";
 import { WireError } from "../protocol/errors.ts";
 import { fileNode } from "./traverse.ts";
 
@@ -32,6 +38,11 @@ export function findSubject(
   resolver: Resolver,
   request: {
     repos: string[];
+    /**
+     * Repositories a name is looked up in when the addressed ones do not define
+     * it: their project siblings (the resolver scope is never narrowed by `repo`).
+     */
+    siblings?: string[];
     symbol?: string;
     path?: string;
     line?: number;
@@ -40,6 +51,7 @@ export function findSubject(
   },
 ): Subject {
   const store = resolver.store;
+  const siblings = (request.siblings ?? []).filter((repo) => !request.repos.includes(repo));
   const empty = (limitation: string, suggestions: string[] = []): Subject => ({
     roots: [],
     candidates: [],
@@ -55,18 +67,12 @@ export function findSubject(
     const repo = repos[0];
     if (request.line === undefined) {
       if (request.symbol !== undefined) {
-        return bySymbol(resolver, request.symbol, [repo], request.path);
-      }
-      if (!request.wholeFile && request.symbol === undefined) {
-        const roots = store.symbolsInFile(repo, request.path);
-        return {
-          roots,
-          candidates: [],
-          suggestions: [],
-          limitations: [],
-          scopeRepos: [repo],
-          evidence: "same_file",
-        };
+        return inFile(resolver, {
+          repo,
+          path: request.path,
+          symbol: request.symbol.trim(),
+          siblings: store.scopeOf(repo).filter((r) => r !== repo),
+        });
       }
       return {
         roots: store.symbolsInFile(repo, request.path),
@@ -82,26 +88,151 @@ export function findSubject(
       path: request.path,
       line: request.line,
       column: request.column,
-      symbol: request.symbol,
+      symbol: request.symbol?.trim(),
     });
   }
   if (request.symbol === undefined || request.symbol.trim() === "") {
     throw new WireError("InvalidParams", "navigation needs a non-empty 'symbol'");
   }
-  return bySymbol(resolver, request.symbol.trim(), request.repos);
+  return bySymbol(resolver, request.symbol.trim(), request.repos, siblings);
 }
 
-function bySymbol(resolver: Resolver, symbol: string, repos: string[], path?: string): Subject {
+/**
+ * A symbol named together with a file: its definitions in that file, else the
+ * definitions its uses in that file resolve to, else the definitions by that
+ * name in the file's resolver scope.
+ */
+function inFile(
+  resolver: Resolver,
+  at: { repo: string; path: string; symbol: string; siblings: string[] },
+): Subject {
+  const store = resolver.store;
+  const defined = dedupe(
+    store.symbolsInFile(at.repo, at.path).filter((s) => symbolMatches(s, at.symbol)),
+  );
+  const base = { suggestions: [], limitations: [], scopeRepos: [at.repo] };
+  if (defined.length === 1) {
+    return {
+      ...base,
+      roots: defined,
+      candidates: [],
+      evidence: "same_file",
+      note: `defined in ${at.path}`,
+    };
+  }
+  if (defined.length > 1) {
+    return {
+      ...base,
+      roots: [],
+      candidates: defined.map((s) => ({
+        symbol: s,
+        reason: `a ${s.kind} named '${s.name}' (${s.qualified}) in ${s.repo}:${s.path}`,
+      })),
+      ambiguity:
+        `${defined.length} definitions are named '${at.symbol}' in ${at.path}: give a qualified name or 'line'`,
+    };
+  }
+  // Used, not defined, in the file: what its uses there resolve to.
+  const uses = store.relationsInFile(at.repo, at.path).filter((r) => writtenMatches(r, at.symbol));
+  const resolved = new Map<string, { symbol: SymbolRecord; evidence: Evidence; note?: string }>();
+  for (const use of uses) {
+    const resolution = resolver.resolve(use);
+    if (resolution.status !== "resolved") continue;
+    if (!symbolMatches(resolution.symbol, at.symbol)) continue;
+    const key = `${resolution.symbol.repo}\0${resolution.symbol.id}`;
+    const seen = resolved.get(key);
+    if (!seen || EVIDENCE_LEVEL[resolution.evidence] < EVIDENCE_LEVEL[seen.evidence]) {
+      resolved.set(key, resolution);
+    }
+  }
+  if (resolved.size === 1) {
+    const [only] = resolved.values();
+    return {
+      ...base,
+      roots: [only.symbol],
+      candidates: [],
+      evidence: only.evidence,
+      note: `what '${at.symbol}' used in ${at.path} resolves to`,
+      scopeRepos: [...new Set([at.repo, only.symbol.repo])],
+    };
+  }
+  if (resolved.size > 1) {
+    return {
+      ...base,
+      roots: [],
+      candidates: [...resolved.values()].map((r) => ({
+        symbol: r.symbol,
+        reason:
+          `'${at.symbol}' used in ${at.path} resolves to ${r.symbol.qualified} (${r.evidence})`,
+      })),
+      ambiguity:
+        `uses of '${at.symbol}' in ${at.path} resolve to ${resolved.size} definitions: give 'line' and 'column'`,
+    };
+  }
+  // Neither defined nor resolvably used there: the definitions by name in its scope.
+  const found = bySymbol(resolver, at.symbol, [at.repo], at.siblings);
+  const why = uses.length > 0
+    ? `'${at.symbol}' is used in ${at.path} but its uses there do not resolve`
+    : `'${at.symbol}' is neither defined nor used in ${at.path}`;
+  return {
+    ...found,
+    note: found.roots.length > 0 ? `${why}; ${found.note ?? "found by name"}` : found.note,
+    limitations: [
+      ...found.limitations,
+      ...(found.roots.length > 0 || found.candidates.length > 0
+        ? [`${why}: answered by name over the resolver scope of ${at.repo}`]
+        : []),
+    ],
+  };
+}
+
+/** Whether a definition is the one a name or qualified name means. */
+function symbolMatches(symbol: SymbolRecord, wanted: string): boolean {
+  if (!SEPARATORS.test(wanted)) return symbol.name === wanted;
+  const last = wanted.split(SEPARATORS).pop();
+  if (symbol.name !== last) return false;
+  return symbol.qualified === wanted ||
+    [".", "::", "/"].some((sep) => symbol.qualified.endsWith(`${sep}${wanted}`));
+}
+
+/** Whether a use is written with the name of `wanted` (its last segment). */
+function writtenMatches(relation: RelationRecord, wanted: string): boolean {
+  const last = wanted.split(SEPARATORS).pop();
+  const name = relation.kind === "imports"
+    ? relation.alias ?? relation.target.split(/\.|::/).pop()
+    : relation.target.split(/\.|::/).pop();
+  return name === last;
+}
+
+function bySymbol(
+  resolver: Resolver,
+  symbol: string,
+  repos: string[],
+  siblings: string[] = [],
+): Subject {
   const store = resolver.store;
   const qualified = SEPARATORS.test(symbol);
-  let found = qualified ? store.symbolsQualified(repos, symbol) : store.symbolsNamed(repos, symbol);
-  if (path) found = found.filter((s) => s.path === path);
-  if (qualified) {
-    const exact = found.filter((s) => s.qualified === symbol);
-    if (exact.length > 0) found = exact;
+  const lookup = (where: string[]) => {
+    let found = qualified
+      ? store.symbolsQualified(where, symbol)
+      : store.symbolsNamed(where, symbol);
+    if (qualified) {
+      const exact = found.filter((s) => s.qualified === symbol);
+      if (exact.length > 0) found = exact;
+    }
+    return dedupe(found);
+  };
+  let distinct = lookup(repos);
+  let searched = repos;
+  let fromSiblings = false;
+  // Not defined in the addressed repositories: their project siblings are in scope too.
+  if (distinct.length === 0 && siblings.length > 0) {
+    distinct = lookup(siblings);
+    searched = [...repos, ...siblings];
+    fromSiblings = distinct.length > 0;
   }
-  const distinct = dedupe(found);
-  const base = { suggestions: [], limitations: [], scopeRepos: repos };
+  const base = { suggestions: [], limitations: [], scopeRepos: searched };
+  const where = fromSiblings ? ` (in project sibling ${distinct[0].repo})` : "";
   if (distinct.length === 1) {
     return {
       ...base,
@@ -109,8 +240,8 @@ function bySymbol(resolver: Resolver, symbol: string, repos: string[], path?: st
       candidates: [],
       evidence: qualified ? "module_path" : "unique_name",
       note: qualified
-        ? "found by qualified name"
-        : "found by name: the only definition with this name in scope",
+        ? `found by qualified name${where}`
+        : `found by name: the only definition with this name in scope${where}`,
     };
   }
   if (distinct.length > 1) {
@@ -129,7 +260,7 @@ function bySymbol(resolver: Resolver, symbol: string, repos: string[], path?: st
     ...base,
     roots: [],
     candidates: [],
-    suggestions: suggest(resolver, symbol, repos),
+    suggestions: suggest(resolver, symbol, searched),
     limitations: [`no definition named '${symbol}' in scope`],
   };
 }
@@ -145,7 +276,44 @@ function atPosition(
       (a.endLine - a.startLine) - (b.endLine - b.startLine)
     )[0] ?? null;
   const base = { suggestions: [], limitations: [], scopeRepos: [at.repo] };
+  const text = store.fileText(at.repo, at.path) ?? "";
+  const relations = store.relationsInFile(at.repo, at.path);
+  let relation = relationAt(relations, text, at.line, at.column);
+  // On a definition's own name: that definition.
+  const onName = symbols.find((s) => {
+    const position = definitionNamePosition(text, s);
+    return position && position.line === at.line &&
+      (at.column === undefined ||
+        (at.column >= position.column && at.column < position.column + s.name.length));
+  });
   if (at.symbol !== undefined) {
+    const wanted = at.symbol;
+    // The position and the symbol agree: answer exactly as the position alone would.
+    if (relation && !writtenMatches(relation, wanted)) {
+      relation = at.column === undefined ? null : relation;
+    }
+    if (!relation && at.column === undefined) {
+      relation = relations.find((r) =>
+        r.startLine <= at.line && r.endLine >= at.line && writtenMatches(r, wanted)
+      ) ?? null;
+    }
+    if (relation && writtenMatches(relation, wanted)) {
+      const answer = fromRelation(resolver, at, relation, symbols, base);
+      if (answer.roots.length > 0 || answer.candidates.length > 0) return answer;
+    }
+    const named = symbols.find((s) =>
+      s.startLine === at.line && symbolMatches(s, wanted) &&
+      definitionNamePosition(text, s)?.line === at.line
+    ) ?? (onName && symbolMatches(onName, wanted) ? onName : undefined);
+    if (named) {
+      return {
+        ...base,
+        roots: [named],
+        candidates: [],
+        evidence: "same_file",
+        note: "the position is the definition itself",
+      };
+    }
     const site: Site = {
       repo: at.repo,
       path: at.path,
@@ -153,7 +321,7 @@ function atPosition(
       from: enclosing,
       line: at.line,
     };
-    const binding = resolver.bindName(site, at.symbol);
+    const binding = resolver.bindName(site, wanted);
     if (binding.kind === "symbol") {
       return {
         ...base,
@@ -171,21 +339,12 @@ function atPosition(
       roots: [],
       candidates: [],
       limitations: [
-        `'${at.symbol}' at ${at.path}:${at.line} resolves to nothing: ${
+        `'${wanted}' at ${at.path}:${at.line} resolves to nothing: ${
           "reason" in binding ? binding.reason : "a module"
         }`,
       ],
     };
   }
-  const text = store.fileText(at.repo, at.path) ?? "";
-  const relation = relationAt(store.relationsInFile(at.repo, at.path), text, at.line, at.column);
-  // On a definition's own name: that definition.
-  const onName = symbols.find((s) => {
-    const position = definitionNamePosition(text, s);
-    return position && position.line === at.line &&
-      (at.column === undefined ||
-        (at.column >= position.column && at.column < position.column + s.name.length));
-  });
   if (onName && (!relation || at.column !== undefined)) {
     return {
       ...base,
@@ -205,6 +364,17 @@ function atPosition(
       ],
     };
   }
+  return fromRelation(resolver, at, relation, symbols, base);
+}
+
+/** The subject a use names: what the relation at the position resolves to. */
+function fromRelation(
+  resolver: Resolver,
+  at: { repo: string; path: string },
+  relation: RelationRecord,
+  symbols: SymbolRecord[],
+  base: { suggestions: string[]; limitations: string[]; scopeRepos: string[] },
+): Subject {
   const use = {
     repo: at.repo,
     path: at.path,

@@ -106,7 +106,7 @@ export function inbound(
   if (node.kind === "module") return { edges, ambiguities };
   const store = resolver.store;
   // Repositories that can hold uses of the node: those whose scope includes its repository.
-  const repos = store.scopeOf(node.repo).filter((repo) => store.scopeOf(repo).includes(node.repo));
+  const repos = store.usersOf(node.repo);
   // `new C()` is a use of C's constructor.
   const owner = node.name === "constructor" && node.parentId
     ? store.symbolById(node.repo, node.parentId)

@@ -4,7 +4,7 @@
  * guess labelled as such; several are candidates, none is a reason.
  */
 import { languageFamily } from "./families.ts";
-import { type Binding, CLASS_KINDS, type Scope, type Site } from "./binding.ts";
+import { type Binding, CLASS_KINDS, isTopLevel, type Scope, type Site } from "./binding.ts";
 import type { SymbolRecord } from "./types.ts";
 
 /** Kinds a name used as a call or type cannot mean on a guess: data, not code. */
@@ -29,7 +29,7 @@ export function uniqueDefinition(
     const parent = s.parentId ? store.symbolById(s.repo, s.parentId) : null;
     const isMember = (parent !== null && CLASS_KINDS.has(parent.kind)) || s.kind === "method";
     if (options.members) return isMember;
-    return !isMember && (parent === null || s.path === site.path);
+    return !isMember && (s.path === site.path || isTopLevel(store, s));
   });
   const symbols = oneDeclarationEach(fitting);
   const what = receiver ? `'${receiver}.${name}'` : `'${name}'`;

@@ -8,6 +8,10 @@
  *   lead < 1.1        — 50% (16/32) hybrid, 38% lexical, 36% vector            → `weak`
  * The share of query term weight the top hit holds is reported beside it but
  * did not separate right from wrong answers further, so it is not used.
+ *
+ * A query that writes identifiers none of which occurs anywhere in the index
+ * (a renamed `retryWithBackoff` is now `retryWithJitter`) matched only parts of
+ * them: whatever the lead, the answer is at best `candidate`.
  */
 import type { Confidence } from "../protocol/types.ts";
 
@@ -28,6 +32,14 @@ export function confidenceFeatures(
   const other = ranked.find((entry) => entry.chunk.path !== top.chunk.path);
   const lead = other && other.score > 0 ? top.score / other.score : 10;
   return { lead: Math.min(10, Math.round(lead * 1000) / 1000), share: top.matchedShare };
+}
+
+/** Labels from the most to the least sure, for capping one label by another. */
+const ORDER: Confidence[] = ["exact", "reliable", "candidate", "approximate", "weak"];
+
+/** The less sure of two labels. */
+export function atMost(label: Confidence, cap: Confidence): Confidence {
+  return ORDER.indexOf(label) >= ORDER.indexOf(cap) ? label : cap;
 }
 
 /** The label of a ranked answer (best first). */

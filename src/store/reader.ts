@@ -81,6 +81,21 @@ export interface StoredSymbol {
   signature: string | null;
   parentId: string | null;
   exported: boolean;
+  /** The definition's doc comment or docstring, as extracted. */
+  doc: string | null;
+}
+
+/**
+ * How often a file writes one relation: its kind, the last segment of the
+ * target as written, the module (imports), and whether it was used on a receiver.
+ */
+export interface RelationCount {
+  fileId: number;
+  kind: string;
+  target: string;
+  module: string | null;
+  member: boolean;
+  count: number;
 }
 
 /** A relation as its file wrote it, with that file. */
@@ -206,7 +221,7 @@ class Lru<K, V> {
 const SEPARATED_NAMES = new MemoKey<string[]>("store:separated-names");
 
 const SYMBOL_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.start_col,
-  s.end_line, s.end_col, s.signature, s.parent_id, s.exported, f.path, f.language`;
+  s.end_line, s.end_col, s.signature, s.parent_id, s.exported, s.doc, f.path, f.language`;
 const SYMBOLS_FROM = "FROM code_symbols s JOIN source_files f ON f.id = s.file_id";
 const MATCH_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line,
   s.signature, s.doc, s.exported, f.path, f.language`;
@@ -669,7 +684,52 @@ export class TargetReader {
     );
   }
 
+  /** Every definition of the target, by path and position (repository maps and outlines). */
+  allSymbols(): StoredSymbol[] {
+    return this.#symbols(
+      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} ORDER BY f.path, s.start_line, s.start_col`,
+    );
+  }
+
   // ---- relations --------------------------------------------------------------------------
+
+  /**
+   * Every relation of the target counted per file, kind, target, module and
+   * receiver-or-not (the reference graph of a repository map, without sites),
+   * in that order (a missing module first).
+   */
+  relationCounts(): RelationCount[] {
+    const ids = this.#all("SELECT id FROM source_files WHERE relation_count > 0 ORDER BY id")
+      .map((row) => Number(row.id));
+    const out: RelationCount[] = [];
+    for (const fileId of ids) {
+      const counts = new Map<string, RelationCount>();
+      for (const row of this.#relations.get(fileId) ?? this.#unpackedRelations(fileId)) {
+        const member = row.receiver !== null;
+        const key = `${row.kind}\0${row.target}\0${row.module ?? "\u0001"}\0${member}`;
+        const entry = counts.get(key);
+        if (entry) entry.count++;
+        else {
+          counts.set(key, {
+            fileId,
+            kind: row.kind,
+            target: row.target,
+            module: row.module,
+            member,
+            count: 1,
+          });
+        }
+      }
+      out.push(
+        ...[...counts.values()].sort((a, b) =>
+          compare(a.kind, b.kind) || compare(a.target, b.target) ||
+          (a.module === null ? (b.module === null ? 0 : -1) : b.module === null ? 1 : 0) ||
+          compare(a.module ?? "", b.module ?? "") || Number(a.member) - Number(b.member)
+        ),
+      );
+    }
+    return out;
+  }
 
   /** Relations whose written target is one of `names`, by target, kind, path and position. */
   relationsTargeting(names: string[]): StoredRelation[] {
@@ -890,6 +950,7 @@ export class TargetReader {
       signature: row.signature as string | null,
       parentId: row.parent_id as string | null,
       exported: Number(row.exported) === 1,
+      doc: row.doc as string | null,
     }));
   }
 }

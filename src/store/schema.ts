@@ -31,11 +31,15 @@
  *       one references row per site; @scope / @module naming; symbol start lines
  *       after annotations; JavaScript member and object-literal functions; more
  *       search-only text languages; per-file bounds.
- *   4 — the parse Worker makes the stored form (packed relations, compressed text,
+ *   4 — newer grammars (npm packages with their own wasm; Kotlin's and Scala's queries
+ *       rewritten for them), TypeScript call signatures on their own lines parsed,
+ *       C# file-scoped namespaces own the file's types; Python modules named from
+ *       the package roots a repository's manifests declare (a `src/` layout).
+ *   5 — the parse Worker makes the stored form (packed relations, compressed text,
  *       statement ranges, int8 hashing vectors, whether chunk terms cover the text).
  */
 export const SCHEMA_VERSION = 3;
-export const PIPELINE_VERSION = 4;
+export const PIPELINE_VERSION = 5;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (

@@ -6,6 +6,7 @@ import {
   type RefreshProgress,
   type RefreshReport,
 } from "../indexer/refresh.ts";
+import { type DependencySummary, refreshDependencySummary } from "../deps/mod.ts";
 import {
   isCorruption,
   openTargetWriter,
@@ -29,7 +30,7 @@ export interface RefreshTarget {
 export async function reconcileTarget(
   target: RefreshTarget,
   options: { pool: () => ParsePool; onProgress?: (progress: RefreshProgress) => void },
-): Promise<{ report: RefreshReport; rebuilt: boolean }> {
+): Promise<{ report: RefreshReport & { dependencies?: DependencySummary }; rebuilt: boolean }> {
   const attempt = async (): Promise<RefreshReport> => {
     const { writer } = openTargetWriter(target.location);
     try {
@@ -45,12 +46,16 @@ export async function reconcileTarget(
       writer.close();
     }
   };
+  let result: { report: RefreshReport; rebuilt: boolean };
   try {
-    return { report: await attempt(), rebuilt: false };
+    result = { report: await attempt(), rebuilt: false };
   } catch (error) {
     if (!isCorruption(error)) throw error;
     // Nothing in a target is the only copy: rebuild it from the source.
     removeDatabaseFiles(target.location.databasePath);
-    return { report: await attempt(), rebuilt: true };
+    result = { report: await attempt(), rebuilt: true };
   }
+  // Then the packages its source imports (work only when its dependency fingerprint moved).
+  const dependencies = await refreshDependencySummary(target);
+  return { ...result, report: { ...result.report, dependencies } };
 }

@@ -23,6 +23,9 @@ export type RefreshMessage =
   }
   | { id: number; type: "error"; message: string };
 
+/** What the Worker posts: its jobs' messages, and `ready` once every module it imports is loaded. */
+export type RefreshWorkerMessage = RefreshMessage | { type: "ready" };
+
 const pools = new Map<string, ParsePool>();
 
 function poolFor(target: RefreshTarget): ParsePool {
@@ -54,3 +57,6 @@ self.onmessage = async (event: MessageEvent<RefreshJob | { type: "close" }>) => 
     post({ id, type: "error", message: (error as Error)?.message ?? `${error}` });
   }
 };
+
+// Every static import has loaded by the time this line runs.
+(self as unknown as Worker).postMessage({ type: "ready" } satisfies RefreshWorkerMessage);

@@ -11,7 +11,8 @@
 import picomatch from "picomatch";
 import { WireError } from "../protocol/errors.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
-import type { Repository, Workspace } from "./workspace.ts";
+import { join, relative, sep } from "node:path";
+import { normaliseRequestPath, type Repository, type Workspace } from "./workspace.ts";
 
 /**
  * Who is asking and what they may see: built by the policy for an agent, empty
@@ -35,6 +36,8 @@ export interface AccessContext {
 /** The params every scope is built from (each optional; other params are the action's). */
 export interface ScopeParams {
   repo?: string;
+  /** A repository-relative file the request is about (navigation, outline, context). */
+  path?: string;
   paths?: string[];
   language?: string;
 }
@@ -92,6 +95,9 @@ export class RequestScope {
       }
     }
     this.#pathFilter = this.paths.length > 0 ? picomatch([...this.paths], { dot: true }) : null;
+    if (typeof params.path === "string") {
+      for (const repo of this.repositories) rejectEscapingPath(repo, params.path);
+    }
   }
 
   /**
@@ -122,6 +128,17 @@ export class RequestScope {
   resolverScope(name: string): Repository[] {
     if (!this.#byName.has(name)) return [];
     const names = new Set([name, ...this.workspace.siblingsOf(name)]);
+    return this.visible.filter((repo) => names.has(repo.name));
+  }
+
+  /**
+   * Every repository an answer from the addressed ones may need: each one's
+   * resolver scope, in workspace order (what a resolving action refreshes).
+   */
+  resolverRepositories(): Repository[] {
+    const names = new Set(
+      this.repositories.flatMap((repo) => this.resolverScope(repo.name)).map((r) => r.name),
+    );
     return this.visible.filter((repo) => names.has(repo.name));
   }
 
@@ -160,5 +177,39 @@ export class RequestScope {
   progressOf(repo: Repository): ((progress: RefreshProgress) => void) | undefined {
     const listener = this.access.onProgress;
     return listener ? (progress) => listener(repo.name, progress) : undefined;
+  }
+}
+
+/**
+ * Throws `PathRejected` when a request path leads out of a repository through a
+ * symlink (any component of it whose real path is outside the root). A path that
+ * does not exist in the working tree is left to the action (it may be indexed).
+ */
+function rejectEscapingPath(repo: Repository, path: string): void {
+  const parts = normaliseRequestPath(path).split("/").filter((part) => part !== "");
+  let current = repo.root;
+  for (const part of parts) {
+    current = join(current, part);
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(current);
+    } catch {
+      return;
+    }
+    if (!info.isSymlink) continue;
+    let real: string;
+    try {
+      real = Deno.realPathSync(current);
+    } catch {
+      return; // A dangling link reads nothing.
+    }
+    const inside = relative(repo.root, real);
+    if (inside === ".." || inside.startsWith(`..${sep}`) || inside.startsWith(sep)) {
+      throw new WireError(
+        "PathRejected",
+        `Path '${path}' leads out of repository '${repo.name}' through a symlink`,
+      );
+    }
+    current = real;
   }
 }

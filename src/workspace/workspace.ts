@@ -14,11 +14,18 @@ import {
   type TargetProblem,
 } from "../store/target.ts";
 import type { TargetReader } from "../store/reader.ts";
-import { parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
+import { checkRepositoryNames, parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
-import type { RefreshMessage } from "./refresh_worker.ts";
+import type { RefreshMessage, RefreshWorkerMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
+
+/**
+ * Why a target cannot answer: the store's problems, or `building` — created
+ * but never committed (its first build is running, or was abandoned): it is
+ * never served as ready; readers fall back and the next refresh finishes it.
+ */
+export type ReadProblem = TargetProblem | "building";
 
 /** A repository of the workspace with its target. */
 export interface Repository {
@@ -70,6 +77,8 @@ interface SharedState {
     worker: Worker;
     jobs: Map<number, (message: RefreshMessage) => void>;
     nextId: number;
+    /** Resolves once the Worker's modules are loaded; rejects when it fails before that. */
+    ready: Promise<void>;
   } | null;
 }
 
@@ -164,7 +173,7 @@ export class Workspace {
   /** The reader of a repository's last committed generation, or why there is none. */
   reader(
     repo: Repository,
-  ): { reader: TargetReader; problem: null } | { reader: null; problem: TargetProblem } {
+  ): { reader: TargetReader; problem: null } | { reader: null; problem: ReadProblem } {
     const cached = this.#shared.readers.get(repo.name);
     if (cached) {
       // A rebuild (here or in another thread or process) replaces the file: reopen then.
@@ -175,7 +184,12 @@ export class Workspace {
     }
     const file = fileIdentity(repo.location.databasePath);
     const opened = openTargetReader(repo.location);
-    if (opened.reader) this.#shared.readers.set(repo.name, { reader: opened.reader, file });
+    if (!opened.reader) return opened;
+    if (!everCommitted(opened.reader)) {
+      opened.reader.close();
+      return { reader: null, problem: "building" };
+    }
+    this.#shared.readers.set(repo.name, { reader: opened.reader, file });
     return opened;
   }
 
@@ -192,7 +206,7 @@ export class Workspace {
   withReader<T>(
     repo: Repository,
     fn: (reader: TargetReader) => T,
-  ): { value: T; problem: null } | { value: null; problem: TargetProblem } {
+  ): { value: T; problem: null } | { value: null; problem: ReadProblem } {
     const opened = this.reader(repo);
     if (!opened.reader) return { value: null, problem: opened.problem };
     try {
@@ -328,31 +342,57 @@ export class Workspace {
     }
   }
 
-  /** Runs a refresh in the refresh Worker (created on first use). */
+  /**
+   * Starts the refresh Worker now rather than at the first refresh (the daemon does, before it
+   * accepts connections); resolves once its modules are loaded. Nothing to do without
+   * `refreshInWorker`.
+   */
+  startRefreshWorker(): Promise<void> {
+    const shared = this.#shared;
+    if (shared.refreshWorker === undefined) return Promise.resolve();
+    shared.refreshWorker ??= this.#spawnRefreshWorker();
+    return shared.refreshWorker.ready;
+  }
+
+  #spawnRefreshWorker(): NonNullable<SharedState["refreshWorker"]> {
+    const shared = this.#shared;
+    const worker = new Worker(new URL("./refresh_worker.ts", import.meta.url), {
+      type: "module",
+    });
+    const jobs = new Map<number, (message: RefreshMessage) => void>();
+    const loaded = Promise.withResolvers<void>();
+    loaded.promise.catch(() => {}); // observed by `startRefreshWorker`
+    let ready = false;
+    worker.onmessage = (event: MessageEvent<RefreshWorkerMessage>) => {
+      if (event.data.type === "ready") {
+        ready = true;
+        loaded.resolve();
+      } else jobs.get(event.data.id)?.(event.data);
+    };
+    worker.onerror = (event) => {
+      // Never the default (which ends the process): the refreshes it held fail, it is replaced.
+      event.preventDefault();
+      const failure = {
+        type: "error" as const,
+        message: `refresh worker failed: ${event.message}`,
+      };
+      loaded.reject(new Error(failure.message));
+      for (const [id, handler] of jobs) handler({ id, ...failure });
+      worker.terminate();
+      if (shared.refreshWorker?.worker !== worker) return;
+      // One that had loaded is replaced at once; one that failed to load, at the next refresh.
+      shared.refreshWorker = ready ? this.#spawnRefreshWorker() : null;
+    };
+    return { worker, jobs, nextId: 1, ready: loaded.promise };
+  }
+
+  /** Runs a refresh in the refresh Worker (started with the daemon, else on first use). */
   #refreshInWorker(
     target: RefreshTarget,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<{ report: RefreshReport; rebuilt: boolean }> {
     const shared = this.#shared;
-    if (!shared.refreshWorker) {
-      const worker = new Worker(new URL("./refresh_worker.ts", import.meta.url), {
-        type: "module",
-      });
-      const jobs = new Map<number, (message: RefreshMessage) => void>();
-      worker.onmessage = (event: MessageEvent<RefreshMessage>) =>
-        jobs.get(event.data.id)?.(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        const failure = {
-          type: "error" as const,
-          message: `refresh worker failed: ${event.message}`,
-        };
-        for (const [id, handler] of jobs) handler({ id, ...failure });
-        shared.refreshWorker = null;
-        worker.terminate();
-      };
-      shared.refreshWorker = { worker, jobs, nextId: 1 };
-    }
+    shared.refreshWorker ??= this.#spawnRefreshWorker();
     const runner = shared.refreshWorker;
     const id = runner.nextId++;
     return new Promise((resolve, reject) => {
@@ -382,6 +422,13 @@ export class Workspace {
   close(): void {
     if (!this.#owner) return;
     for (const repo of this.repositories) this.dropReader(repo);
+    // Readers opened on other targets by name (dependency packages) close too.
+    for (const { reader } of this.#shared.readers.values()) {
+      try {
+        reader.close();
+      } catch { /* closed */ }
+    }
+    this.#shared.readers.clear();
     for (const pool of this.#shared.pools.values()) pool.close();
     this.#shared.pools.clear();
     this.#shared.refreshWorker?.worker.terminate();
@@ -435,6 +482,7 @@ export async function loadWorkspaceConfig(
       cacheDirectory: defaultCacheDirectory(),
       repositories: [{ name: basename(top) || "root", path: top }],
       projectSiblings: [],
+      lsp: new Map(),
       raw: {},
       source: null,
     };
@@ -446,7 +494,22 @@ export async function loadWorkspaceConfig(
   if (config.repositories.length === 0) {
     config.repositories.push({ name: basename(config.root) || "root", path: config.root });
   }
+  // Names the file uses must name repositories, those discovery added included.
+  checkRepositoryNames(config);
   return config;
+}
+
+/**
+ * Whether a refresh ever committed into a target: every commit records the
+ * inventory source (and a commit that changed anything `committed_at`); a
+ * target created for a build that has not committed holds neither.
+ */
+function everCommitted(reader: TargetReader): boolean {
+  try {
+    return reader.meta("inventory_source") !== null || reader.meta("committed_at") !== null;
+  } catch {
+    return true; // A damaged file is found by the read that follows.
+  }
 }
 
 /** Device and inode of a file, or "" when it is absent. */

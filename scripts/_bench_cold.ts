@@ -1,0 +1,127 @@
+/**
+ * The cold index, measured in a child process so that its peak resident set
+ * (VmHWM, parse Workers included: they are threads of that process) is the
+ * indexer's own and not the bench's. The parent starts this file with the
+ * workspace and the cache directory; the child opens the workspace, refreshes
+ * every repository once, and prints one JSON line: the refresh reports, the
+ * time the refreshes took, and its own VmHWM and VmRSS read from
+ * /proc/self/status. The parent also samples the child's VmRSS, as a check.
+ */
+import type { RefreshReport } from "../src/indexer/refresh.ts";
+import { Workspace } from "../src/workspace/workspace.ts";
+import type { Target } from "./_bench_corpus.ts";
+import { loadAverage, MB, processRss, ProcessRssSampler, round } from "./_bench_stats.ts";
+
+/** What the child prints. */
+interface ChildAnswer {
+  reports: RefreshReport[];
+  refresh_ms: number;
+  /** VmRSS after the workspace opened, before the refresh. */
+  baseline_rss: number;
+  /** VmHWM at the end: the peak of the whole process. */
+  peak_rss: number;
+}
+
+export interface ColdIndexResult {
+  /** Seconds the refreshes took inside the child (no process start, no module loading). */
+  s: number;
+  /** Seconds from spawning the child to its exit. */
+  process_s: number;
+  files: number;
+  bytes: number;
+  lines: number;
+  errors: number;
+  timings_ms: RefreshReport["timings_ms"];
+  /** The child's VmHWM: peak resident memory while indexing. */
+  peak_rss_mb: number;
+  /** The child's VmRSS before indexing (runtime, modules, open workspace). */
+  baseline_rss_mb: number;
+  /** The largest VmRSS the parent saw while sampling the child (a check on the peak). */
+  sampled_rss_mb: number;
+  /** The machine's 1-minute load average before and after (other work included). */
+  load_average: [number | null, number | null];
+}
+
+/** Indexes the target from scratch in a child process; its targets stay in the cache. */
+export async function coldIndex(target: Target): Promise<ColdIndexResult> {
+  const loadBefore = loadAverage();
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--unstable-worker-options",
+      "--allow-all",
+      new URL(import.meta.url).pathname,
+      target.workspaceDirectory,
+      target.cacheDirectory,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const sampler = new ProcessRssSampler(child.pid).start();
+  const output = await child.output();
+  const sampled = sampler.stop();
+  const processMs = performance.now() - started;
+  if (!output.success) throw new Error(`the cold index child failed (exit ${output.code})`);
+  const text = new TextDecoder().decode(output.stdout).trim().split("\n").pop() ?? "";
+  const answer = JSON.parse(text) as ChildAnswer;
+  const sum = (pick: (r: RefreshReport) => number) =>
+    answer.reports.reduce((total, r) => total + pick(r), 0);
+  const timings = Object.fromEntries(
+    Object.keys(answer.reports[0]?.timings_ms ?? {}).map((key) => [
+      key,
+      round(sum((r) => r.timings_ms[key as keyof RefreshReport["timings_ms"]]), 1),
+    ]),
+  ) as RefreshReport["timings_ms"];
+  return {
+    s: round(answer.refresh_ms / 1000, 3),
+    process_s: round(processMs / 1000, 3),
+    files: sum((r) => r.files),
+    bytes: sum((r) => r.bytes),
+    lines: sum((r) => r.lines),
+    errors: sum((r) => r.errors),
+    timings_ms: timings,
+    peak_rss_mb: round(Math.max(answer.peak_rss, sampled.peak) / MB, 1),
+    baseline_rss_mb: round(answer.baseline_rss / MB, 1),
+    sampled_rss_mb: round(sampled.maxRss / MB, 1),
+    load_average: [loadBefore, loadAverage()],
+  };
+}
+
+/** The child: index every repository of the workspace once and report. */
+async function child(workspaceDirectory: string, cacheDirectory: string): Promise<void> {
+  const workspace = await Workspace.open({ directory: workspaceDirectory, cacheDirectory });
+  const baseline = processRss(Deno.pid).rss;
+  const reports: RefreshReport[] = [];
+  const started = performance.now();
+  try {
+    for (const repo of workspace.repositories) {
+      let lastLog = performance.now();
+      reports.push(
+        await workspace.refresh(repo, (progress) => {
+          // A long index says where it is every ten seconds (stderr; stdout is the answer).
+          // console.error, not the report's log: the child imports no more than it needs.
+          if (performance.now() - lastLog < 10_000) return;
+          lastLog = performance.now();
+          console.error(`    ${repo.name}: ${progress.phase} ${progress.done}/${progress.total}`);
+        }),
+      );
+    }
+  } finally {
+    workspace.close();
+  }
+  const refreshMs = performance.now() - started;
+  const answer: ChildAnswer = {
+    reports,
+    refresh_ms: refreshMs,
+    baseline_rss: baseline,
+    peak_rss: processRss(Deno.pid).peak,
+  };
+  console.log(JSON.stringify(answer));
+}
+
+if (import.meta.main) {
+  const [workspaceDirectory, cacheDirectory] = Deno.args;
+  await child(workspaceDirectory, cacheDirectory);
+}
