@@ -3,7 +3,7 @@
  * stored hashing vectors, packs them into the in-memory layout and times full
  * scans. `deno run -A scripts/_eval_vector_speed.ts [N]`
  */
-import { HASH_MODEL_ID, hashVector, vectorToBytes } from "../src/engine/vector.ts";
+import { HASH_MODEL_ID, hashVector, quantizedBytes } from "../src/engine/vector.ts";
 import type { VectorRow } from "../src/store/reader.ts";
 import { loadVectorIndex, nearestChunks } from "../src/search/vector_index.ts";
 
@@ -21,7 +21,7 @@ for (let i = 0; i < count; i++) {
   rows.push({
     chunkId: i + 1,
     fileId: Math.floor(i / 20),
-    vector: vectorToBytes(hashVector(terms)),
+    vector: quantizedBytes(hashVector(terms)),
   });
 }
 const vectorizeMs = performance.now() - started;

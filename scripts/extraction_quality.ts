@@ -47,6 +47,7 @@ import {
   readGrammarQueries,
   readGrammarWasm,
 } from "../src/indexer/languages.ts";
+import { unpackText } from "../src/store/packing.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import {
   type Definition,
@@ -157,9 +158,12 @@ async function indexWithSextant(root: string): Promise<{
     });
     try {
       const files = db.prepare(
-        `SELECT path, language, size, text FROM source_files
-          WHERE capability = 'graph' ORDER BY path`,
-      ).all() as unknown as IndexedFile[];
+        `SELECT f.path, f.language, f.size, t.text FROM source_files f
+           JOIN file_text t ON t.file_id = f.id WHERE f.capability = 'graph' ORDER BY f.path`,
+      ).all().map((row) => ({
+        ...row,
+        text: unpackText(row.text as Uint8Array),
+      })) as unknown as IndexedFile[];
       const symbols = db.prepare(
         `SELECT f.path, f.language, s.name, s.qualified_name AS qualified, s.kind,
                 s.start_line AS line, s.end_line AS endLine

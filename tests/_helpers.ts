@@ -2,6 +2,7 @@
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { runAction } from "../src/actions/dispatch.ts";
+import { TargetReader } from "../src/store/reader.ts";
 import type { Envelope } from "../src/protocol/types.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 
@@ -83,6 +84,41 @@ export function count(db: DatabaseSync, sql: string, ...params: (string | number
   const row = db.prepare(sql.startsWith("SELECT") ? sql : `SELECT count(*) AS n FROM ${sql}`)
     .get(...params) as Record<string, number>;
   return Number(Object.values(row)[0]);
+}
+
+/** A stored relation as tests compare it: where it is and the qualified name it is written in. */
+export interface RelationFact {
+  kind: string;
+  target: string;
+  receiver: string | null;
+  module: string | null;
+  alias: string | null;
+  path: string;
+  line: number;
+  from: string | null;
+}
+
+/**
+ * Every relation of a target (unpacked by the target's reader), by line and
+ * column, with the qualified name of the symbol it is written in.
+ */
+export function relationFacts(db: DatabaseSync): RelationFact[] {
+  const qualified = new Map(
+    db.prepare("SELECT id, qualified_name FROM code_symbols").all()
+      .map((row) => [row.id as string, row.qualified_name as string]),
+  );
+  return new TargetReader(db).relationsOfKinds()
+    .sort((a, b) => a.startLine - b.startLine || a.startCol - b.startCol)
+    .map((row) => ({
+      kind: row.kind,
+      target: row.target,
+      receiver: row.receiver,
+      module: row.module,
+      alias: row.alias,
+      path: row.path,
+      line: row.startLine,
+      from: row.fromSymbol === null ? null : qualified.get(row.fromSymbol) ?? null,
+    }));
 }
 
 /** Runs the CLI as a real process; returns exit code, stdout and stderr. */

@@ -20,7 +20,14 @@
 import assert from "node:assert/strict";
 import type { DatabaseSync } from "node:sqlite";
 import type { Envelope } from "../src/protocol/types.ts";
-import { count, fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  count,
+  fixtureRepository,
+  openTarget,
+  relationFacts,
+  withWorkspace,
+  writeFiles,
+} from "./_helpers.ts";
 
 type Run = (action: string, params?: Record<string, unknown>) => Promise<Envelope>;
 
@@ -151,12 +158,7 @@ export async function checkFixture(
         );
       }
     }
-    const rows = db.prepare(
-      `SELECT r.kind, r.target, r.receiver, r.module, r.alias, f.path, r.start_line AS line,
-              s.qualified_name AS "from"
-         FROM code_relations r JOIN source_files f ON f.id = r.file_id
-         LEFT JOIN code_symbols s ON s.id = r.from_symbol`,
-    ).all() as unknown as RelationRow[];
+    const rows: RelationRow[] = relationFacts(db);
     const matched = new Set<RelationRow>();
     for (const marker of markers.filter((m) => m.what !== "def")) {
       const candidates = rows.filter((row) =>

@@ -9,7 +9,7 @@ import {
   metaVariableOf,
   rewritePattern,
 } from "../src/grep/pattern.ts";
-import { containsInOrder, trigramExpression } from "../src/grep/prefilter.ts";
+import { containsInOrder, requiredTerms } from "../src/grep/prefilter.ts";
 import { pythonStatementRanges } from "../src/grep/python_statements.ts";
 
 async function compile(language: string, pattern: string) {
@@ -112,12 +112,13 @@ Deno.test("matching follows ast-grep's smart strictness", async () => {
   );
 });
 
-Deno.test("the prefilter's trigram expression and order check", () => {
-  assert.equal(
-    trigramExpression(["a", "(", "retry", 'say "hi"', "attempts", "x1"]),
-    '"say ""hi""" AND "attempts" AND "retry"',
+Deno.test("the prefilter's terms and order check", () => {
+  // Identifier parts longer than one character, lower case; punctuation and one letter give none.
+  assert.deepEqual(
+    requiredTerms(["a", "(", "retryWithBackoff", 'say "hi"', "max_attempts", "x1", "HTTPServer"]),
+    ["retry", "with", "backoff", "say", "hi", "max", "attempts", "http", "server"],
   );
-  assert.equal(trigramExpression(["(", "=", "ab"]), null);
+  assert.deepEqual(requiredTerms(["(", "=", "a", "$"]), []);
   assert.ok(containsInOrder("foo ( a , b )", ["foo", "(", ",", ")"]));
   assert.ok(!containsInOrder(") foo (", [")", "(", ")"]));
 });

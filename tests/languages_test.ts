@@ -11,7 +11,14 @@
 import assert from "node:assert/strict";
 import type { DatabaseSync } from "node:sqlite";
 import type { Envelope } from "../src/protocol/types.ts";
-import { count, fixtureRepository, openTarget, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  count,
+  fixtureRepository,
+  openTarget,
+  relationFacts,
+  withWorkspace,
+  writeFiles,
+} from "./_helpers.ts";
 import { checkFixture } from "./_lang_fixture.ts";
 
 type Run = (action: string, params?: Record<string, unknown>) => Promise<Envelope>;
@@ -115,12 +122,9 @@ interface Relation {
 
 /** Relations of one kind, in source order, with the qualified name of the enclosing symbol. */
 function relations(db: DatabaseSync, kind: string): Relation[] {
-  return db.prepare(
-    `SELECT r.target, r.receiver, r.module, r.alias, r.start_line AS line,
-            s.qualified_name AS "from"
-       FROM code_relations r LEFT JOIN code_symbols s ON s.id = r.from_symbol
-      WHERE r.kind = ? ORDER BY r.start_line, r.start_col`,
-  ).all(kind).map((row) => ({ ...row })) as unknown as Relation[];
+  return relationFacts(db).filter((row) => row.kind === kind).map((
+    { target, receiver, module, alias, line, from },
+  ) => ({ target, receiver, module, alias, line, from }));
 }
 
 /** Calls as (target, receiver, line, from). */
@@ -642,11 +646,10 @@ if TYPE_CHECKING:
 `,
   }, {
     check: (db) => {
-      const sites = db.prepare(
-        `SELECT count(*) AS n FROM code_relations r JOIN source_files f ON f.id = r.file_id
-          WHERE f.path = 'src/over.ts' AND r.kind = 'references' AND r.target = 'item'`,
-      ).get() as { n: number };
-      assert.equal(sites.n, 2, "both uses of item on one line are stored");
+      const sites = relationFacts(db).filter((row) =>
+        row.path === "src/over.ts" && row.kind === "references" && row.target === "item"
+      );
+      assert.equal(sites.length, 2, "both uses of item on one line are stored");
     },
   });
 });

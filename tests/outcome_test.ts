@@ -4,10 +4,13 @@ import type { PlanEntry } from "../src/engine/plan.ts";
 import { replyOutcome, tallyOutcomes } from "../src/indexer/outcome.ts";
 import type { ParseReply } from "../src/indexer/parse_types.ts";
 
-const output = (diagnostics: string[] = [], failed = false) => ({
+const rows = (diagnostics: string[] = [], failed = false) => ({
   symbols: [],
-  relations: [],
   chunks: [],
+  relations: { data: new Uint8Array(), targets: [], count: 0 },
+  text: new Uint8Array(),
+  regions: null,
+  termsComplete: true,
   diagnostics,
   failed,
 });
@@ -18,10 +21,9 @@ const parsed = (diagnostics: string[] = [], failed = false): ParseReply => ({
   hash: "h1",
   size: 10,
   mtimeMs: 5,
-  text: "x = 1\n",
   lineCount: 2,
   capability: "graph",
-  output: output(diagnostics, failed),
+  rows: rows(diagnostics, failed),
 });
 
 const entry = (action: PlanEntry["action"], from?: string): PlanEntry => ({

@@ -63,7 +63,10 @@ Deno.test("a no-op refresh changes no row and keeps the generation", async () =>
         db.prepare("SELECT * FROM source_files ORDER BY id").all(),
         db.prepare("SELECT * FROM source_chunks ORDER BY id").all(),
         db.prepare("SELECT * FROM code_symbols ORDER BY id").all(),
-        db.prepare("SELECT * FROM code_relations ORDER BY id").all(),
+        db.prepare("SELECT * FROM file_text ORDER BY file_id").all(),
+        db.prepare("SELECT * FROM file_relations ORDER BY file_id").all(),
+        db.prepare("SELECT * FROM relation_targets ORDER BY name, file_id").all(),
+        db.prepare("SELECT * FROM chunk_vectors ORDER BY id").all(),
         db.prepare("SELECT * FROM meta ORDER BY key").all(),
       ]);
     const before = snapshot();
@@ -82,7 +85,7 @@ Deno.test("a no-op refresh changes no row and keeps the generation", async () =>
   });
 });
 
-Deno.test("deleting a file cascades to chunks, symbols, relations and FTS rows", async () => {
+Deno.test("deleting a file drops its text, chunks, symbols, relations, postings and FTS rows", async () => {
   const root = fixtureRepository({
     "a.py": "import os\n\nclass Zebra:\n    def stripes(self):\n        return os.getcwd()\n",
     "b.py": PY("other"),
@@ -93,20 +96,30 @@ Deno.test("deleting a file cascades to chunks, symbols, relations and FTS rows",
     const fileId = count(db, "SELECT id FROM source_files WHERE path = ?", "a.py");
     assert.ok(count(db, "SELECT count(*) FROM source_chunks WHERE file_id = ?", fileId) > 0);
     assert.ok(count(db, "SELECT count(*) FROM code_symbols WHERE file_id = ?", fileId) > 0);
-    assert.ok(count(db, "SELECT count(*) FROM code_relations WHERE file_id = ?", fileId) > 0);
+    const owned = (table: string) =>
+      count(db, `SELECT count(*) FROM ${table} WHERE file_id = ?`, fileId);
+    for (const table of ["file_text", "file_relations", "relation_targets"]) {
+      assert.ok(owned(table) > 0, table);
+    }
+    assert.equal(
+      count(
+        db,
+        "SELECT count(*) FROM relation_targets WHERE name = 'getcwd' AND file_id = ?",
+        fileId,
+      ),
+      1,
+    );
     const ftsZebra = () =>
       count(db, "SELECT count(*) FROM source_chunks_fts WHERE source_chunks_fts MATCH 'zebra'");
-    const trigram = () =>
-      count(db, `SELECT count(*) FROM source_trigram WHERE source_trigram MATCH '"stripes"'`);
     assert.equal(ftsZebra(), 1);
-    assert.equal(trigram(), 1);
     Deno.removeSync(join(root, "a.py"));
     await run("refresh");
     assert.equal(count(db, "SELECT count(*) FROM source_chunks WHERE file_id = ?", fileId), 0);
     assert.equal(count(db, "SELECT count(*) FROM code_symbols WHERE file_id = ?", fileId), 0);
-    assert.equal(count(db, "SELECT count(*) FROM code_relations WHERE file_id = ?", fileId), 0);
+    for (const table of ["file_text", "file_relations", "relation_targets"]) {
+      assert.equal(owned(table), 0, table);
+    }
     assert.equal(ftsZebra(), 0);
-    assert.equal(trigram(), 0);
     assert.equal((await run("search", { query: "Zebra stripes" })).results.length, 0);
     db.close();
   });

@@ -1,7 +1,8 @@
-import type { Node, Parser, Range as TextRange, Tree } from "web-tree-sitter";
+import type { Node, Parser, Range as ParserRange, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
+import type { TextRange } from "../store/packing.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -15,9 +16,9 @@ import {
 import { type Bindings, findMatches } from "../grep/matcher.ts";
 import { parserFor } from "../grep/parsers.ts";
 import { pythonStatementRanges } from "../grep/python_statements.ts";
-import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
+import { knownRegions, parserRanges, recordRegions, regionKey } from "../grep/regions.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
-import { containsAll, containsInOrder, trigramExpression } from "../grep/prefilter.ts";
+import { candidateFiles, containsAll, containsInOrder, requiredTerms } from "../grep/prefilter.ts";
 import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor } from "./paging.ts";
@@ -37,7 +38,7 @@ export const GREP_LIMITS = {
 
 /**
  * Structural grep: files that hold the pattern's literal tokens
- * come from the trigram index over the committed text; each is parsed and
+ * come from the chunk terms of the index; each is parsed and
  * matched by node shape. Bounded by `limit`, `token_budget` and `timeout_ms`:
  * a partial answer is `truncated` with a `next_cursor` that continues it.
  */
@@ -222,12 +223,12 @@ class GrepRun {
   filesParsed = 0;
   #sliceStarted = performance.now();
   readonly #options: RunOptions;
-  readonly #expression: string | null;
+  readonly #terms: string[];
   readonly #page: PageFitter;
 
   constructor(options: RunOptions) {
     this.#options = options;
-    this.#expression = trigramExpression(options.compiled.literals);
+    this.#terms = requiredTerms(options.compiled.literals);
     this.#page = new PageFitter({ limit: options.limit, tokenBudget: options.tokenBudget });
   }
 
@@ -247,7 +248,9 @@ class GrepRun {
     for (const file of listed.value) {
       if (position && file.path < position.path) continue;
       const text = () => workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
-      if (await this.#visit(repo, file, text, position)) return false;
+      const ranges = () =>
+        workspace.withReader(repo, (reader) => reader.statementRanges(file.path)).value;
+      if (await this.#visit(repo, file, text, position, ranges)) return false;
     }
     return true;
   }
@@ -298,6 +301,7 @@ class GrepRun {
     file: CandidateFile,
     readText: () => string | null,
     position: GrepPosition | null,
+    readRanges: () => TextRange[] | null = () => null,
   ): Promise<boolean> {
     const skip = position && file.path === position.path ? position.skip : 0;
     const stopAt: GrepPosition = { repo: repo.name, path: file.path, skip };
@@ -318,12 +322,12 @@ class GrepRun {
     if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) {
       return false;
     }
-    return this.#searchFile(repo, file, text, stopAt);
+    return this.#searchFile(repo, file, text, stopAt, readRanges());
   }
 
   #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
     const { language, scope } = this.#options;
-    const files = reader.trigramCandidates(this.#expression).filter((row) =>
+    const files = candidateFiles(reader, this.#terms).filter((row) =>
       grepLanguageForPath(row.path) === language && scope.matchesPaths(row.path) &&
       scope.allowPath(repo.name, row.path)
     );
@@ -337,6 +341,7 @@ class GrepRun {
     file: CandidateFile,
     text: string,
     stopAt: GrepPosition,
+    stored: TextRange[] | null,
   ): boolean {
     const { parser, compiled, language, deadline } = this.#options;
     const path = file.path;
@@ -346,6 +351,8 @@ class GrepRun {
     // alone as it does in its file: such files are parsed whole.
     const statements = compiled.rootKind === null || language.patternPrefix
       ? undefined
+      : stored
+      ? { ranges: parserRanges(stored), guessed: false }
       : statementRanges(key, text, language);
     if (statements) {
       const { literals, tokens } = compiled;
@@ -406,14 +413,14 @@ class GrepRun {
 }
 
 /**
- * The top-level statement ranges of a file: recorded by an earlier parse, or
- * found by the Python lexer; undefined when neither knows them.
+ * The top-level statement ranges of a file the index has none for: recorded by
+ * an earlier parse, or found by the Python lexer; undefined when neither knows them.
  */
 function statementRanges(
   key: string,
   text: string,
   language: GrepLanguage,
-): { ranges: TextRange[]; guessed: boolean } | undefined {
+): { ranges: ParserRange[]; guessed: boolean } | undefined {
   const known = knownRegions(key);
   if (known) return { ranges: known, guessed: false };
   if (language.language !== "python") return undefined;

@@ -1,15 +1,18 @@
 /**
  * A small pool of query Workers; a job that runs too long is cut off with its
- * Worker. Every Worker is started, its modules loaded, before the daemon
- * accepts a connection (`ready`). A Worker that fails is replaced, and only
- * the job it held fails (`InternalError`); a replacement waits until the
- * process has descriptors to spare, since starting a Worker without them
- * aborts the process.
+ * Worker, and so is a cancelled one that does not stop soon after it is told.
+ * Every Worker is started, its modules loaded, before the daemon accepts a
+ * connection (`ready`). A Worker that fails is replaced, and only the job it
+ * held fails (`InternalError`); a replacement waits until the process has
+ * descriptors to spare, since starting a Worker without them aborts the process.
+ * Vector indexes the Workers load (in shared memory) are kept here and handed
+ * to every Worker with its jobs, so a process holds one copy of each.
  */
 import { type ErrorCodeName, WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
+import type { SharedVectorIndex } from "../search/vector_index.ts";
 import { descriptorsFree } from "./descriptors.ts";
-import type { QueryJob, QueryReply, QueryWorkerMessage } from "./query_worker.ts";
+import type { QueryCancel, QueryJob, QueryReply, QueryWorkerMessage } from "./query_worker.ts";
 
 /**
  * Lookups that answer from one indexed table in milliseconds. They have a
@@ -25,6 +28,19 @@ export const QUERY_TIMEOUT_MS = 120_000;
 /** The longest pause before a failed Worker is started again. */
 const RESPAWN_BACKOFF_MAX_MS = 1000;
 
+/** How long a cancelled query may go on before its Worker is replaced. */
+export const CANCEL_GRACE_MS = 250;
+
+type Job = Omit<QueryJob, "id" | "vectors">;
+
+interface Waiting {
+  job: Job;
+  resolve: (reply: QueryReply) => void;
+  signal?: AbortSignal;
+  /** Removes the abort listener. */
+  release: () => void;
+}
+
 interface Slot {
   /** Null while a replacement waits for descriptors (or for its backoff). */
   worker: Worker | null;
@@ -32,7 +48,14 @@ interface Slot {
   ready: boolean;
   /** The lane for quick lookups only. */
   quickOnly: boolean;
-  busy: { resolve: (reply: QueryReply) => void; timer: ReturnType<typeof setTimeout> } | null;
+  busy: {
+    id: number;
+    resolve: (reply: QueryReply) => void;
+    timer: ReturnType<typeof setTimeout>;
+    /** Answered already (cancelled): the Worker's reply only frees the slot. */
+    answered: boolean;
+    release: () => void;
+  } | null;
   /** Pause before the next start after failures in a row (0: none yet). */
   backoff: number;
   respawn: ReturnType<typeof setTimeout> | null;
@@ -40,13 +63,16 @@ interface Slot {
 
 export class QueryPool {
   readonly #slots: Slot[] = [];
-  readonly #quick: { job: Omit<QueryJob, "id">; resolve: (reply: QueryReply) => void }[] = [];
-  readonly #queue: { job: Omit<QueryJob, "id">; resolve: (reply: QueryReply) => void }[] = [];
+  readonly #quick: Waiting[] = [];
+  readonly #queue: Waiting[] = [];
+  readonly #vectors = new Map<string, SharedVectorIndex>();
   readonly #module: URL;
   readonly #started = Promise.withResolvers<void>();
   #nextId = 1;
   #quickRun = 0;
   #closed = false;
+  /** Workers replaced because a cancelled job did not stop in time. */
+  cancelReplacements = 0;
 
   /**
    * `size` Workers for any action, plus one for quick lookups only. `module`
@@ -93,11 +119,23 @@ export class QueryPool {
     }
   }
 
-  /** Runs one action in a Worker; rejects with the action's `WireError`, or an internal error. */
-  async run(job: Omit<QueryJob, "id">): Promise<Envelope> {
+  /**
+   * Runs one action in a Worker; rejects with the action's `WireError`, or an
+   * internal error. When `signal` aborts, a waiting job is dropped and a running
+   * one is told to stop; either way the answer is `RequestCancelled` at once.
+   */
+  async run(job: Job, signal?: AbortSignal): Promise<Envelope> {
     if (this.#closed) throw new WireError("IndexBusy", "The daemon is shutting down");
+    if (signal?.aborted) throw new WireError("RequestCancelled", "Request cancelled");
     const reply = await new Promise<QueryReply>((resolve) => {
-      (QUICK_ACTIONS.has(job.action) ? this.#quick : this.#queue).push({ job, resolve });
+      const lane = QUICK_ACTIONS.has(job.action) ? this.#quick : this.#queue;
+      const waiting: Waiting = { job, resolve, signal, release: () => {} };
+      if (signal) {
+        const onAbort = () => this.#cancel(waiting, lane);
+        signal.addEventListener("abort", onAbort, { once: true });
+        waiting.release = () => signal.removeEventListener("abort", onAbort);
+      }
+      lane.push(waiting);
       this.#pump();
     });
     if ("envelope" in reply) return reply.envelope;
@@ -116,6 +154,7 @@ export class QueryPool {
       slot.worker?.terminate();
     }
     this.#slots.length = 0;
+    this.#vectors.clear();
   }
 
   /** Starts the slot's Worker, once the process has the descriptors a Worker needs. */
@@ -154,13 +193,44 @@ export class QueryPool {
     };
   }
 
+  /** A cancelled job: dropped if it waits; if it runs, answered now and its Worker told to stop. */
+  #cancel(waiting: Waiting, lane: Waiting[]): void {
+    const at = lane.indexOf(waiting);
+    if (at >= 0) {
+      lane.splice(at, 1);
+      waiting.resolve(cancelledReply());
+      return;
+    }
+    const slot = this.#slots.find((s) => s.busy?.resolve === waiting.resolve);
+    if (!slot?.busy || slot.busy.answered) return;
+    const busy = slot.busy;
+    busy.answered = true;
+    busy.resolve(cancelledReply());
+    slot.worker?.postMessage({ type: "cancel", id: busy.id } satisfies QueryCancel);
+    clearTimeout(busy.timer);
+    busy.timer = setTimeout(() => {
+      if (slot.busy !== busy) return;
+      this.cancelReplacements++;
+      this.#replace(slot, "RequestCancelled", "Request cancelled");
+    }, CANCEL_GRACE_MS);
+  }
+
   #finish(slot: Slot, reply: QueryReply): void {
     const busy = slot.busy;
     if (!busy) return;
     clearTimeout(busy.timer);
+    busy.release();
     slot.busy = null;
-    busy.resolve(reply);
+    for (const index of reply.vectors ?? []) this.#keep(index);
+    if (!busy.answered) busy.resolve(reply);
     this.#pump();
+  }
+
+  /** Keeps a loaded index: the newest generation per target and model. */
+  #keep(index: SharedVectorIndex): void {
+    const key = `${index.target}\0${index.model}`;
+    const current = this.#vectors.get(key);
+    if (!current || current.generation < index.generation) this.#vectors.set(key, index);
   }
 
   #replace(slot: Slot, name: ErrorCodeName, why: string): void {
@@ -175,7 +245,8 @@ export class QueryPool {
     }
     if (busy) {
       clearTimeout(busy.timer);
-      busy.resolve({ id: 0, wire: { name, message: why } });
+      busy.release();
+      if (!busy.answered) busy.resolve({ id: 0, wire: { name, message: why } });
     }
     this.#pump();
   }
@@ -197,10 +268,8 @@ export class QueryPool {
     }
   }
 
-  #start(
-    slot: Slot,
-    { job, resolve }: { job: Omit<QueryJob, "id">; resolve: (reply: QueryReply) => void },
-  ): void {
+  #start(slot: Slot, waiting: Waiting): void {
+    const id = this.#nextId++;
     const timer = setTimeout(
       () =>
         this.#replace(
@@ -210,7 +279,12 @@ export class QueryPool {
         ),
       QUERY_TIMEOUT_MS,
     );
-    slot.busy = { resolve, timer };
-    slot.worker!.postMessage({ ...job, id: this.#nextId++ });
+    slot.busy = { id, resolve: waiting.resolve, timer, answered: false, release: waiting.release };
+    const job: QueryJob = { ...waiting.job, id, vectors: [...this.#vectors.values()] };
+    slot.worker!.postMessage(job);
   }
+}
+
+function cancelledReply(): QueryReply {
+  return { id: 0, wire: { name: "RequestCancelled", message: "Request cancelled" } };
 }

@@ -2,10 +2,15 @@
  * A query Worker: answers actions from its own read-only connections, so a
  * slow query occupies this Worker and never the daemon's main thread. The
  * main thread has already checked the request; the grant is applied again.
+ * A `cancel` message aborts the running action's signal (actions that check it
+ * stop there; the pool replaces a Worker that does not answer soon after).
+ * Vector indexes live in shared memory: those other Workers loaded arrive with
+ * each job, and those this Worker loads go back with its reply.
  */
 import { runAction } from "../actions/dispatch.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
+import { adoptIndexes, type SharedVectorIndex, takeLoadedIndexes } from "../search/vector_index.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { AccessPolicy } from "./policy.ts";
 
@@ -17,17 +22,29 @@ export interface QueryJob {
   agent: string;
   action: string;
   params: Record<string, unknown>;
+  /** Vector indexes other Workers of this process loaded. */
+  vectors?: SharedVectorIndex[];
+}
+
+/** Stops the job with this id, if it is the one running. */
+export interface QueryCancel {
+  type: "cancel";
+  id: number;
 }
 
 export type QueryReply =
-  | { id: number; envelope: Envelope }
-  | { id: number; wire: { name: string; message: string; data?: unknown } }
-  | { id: number; internal: string };
+  & (
+    | { id: number; envelope: Envelope }
+    | { id: number; wire: { name: string; message: string; data?: unknown } }
+    | { id: number; internal: string }
+  )
+  & { vectors?: SharedVectorIndex[] };
 
 /** What the Worker posts: one reply per job, and `ready` once every module it imports is loaded. */
 export type QueryWorkerMessage = QueryReply | { ready: true };
 
 let state: { epoch: number; workspace: Workspace; policy: AccessPolicy } | null = null;
+let running: { id: number; controller: AbortController } | null = null;
 
 async function open(job: QueryJob) {
   if (state?.epoch === job.epoch) return state;
@@ -39,7 +56,7 @@ async function open(job: QueryJob) {
   return state;
 }
 
-async function answer(job: QueryJob): Promise<Envelope> {
+async function answer(job: QueryJob, signal: AbortSignal): Promise<Envelope> {
   const { workspace, policy } = await open(job);
   const grant = policy.regrant(job.agent);
   if (!grant) throw new WireError("Unauthorized", "Unknown agent or wrong token");
@@ -49,21 +66,33 @@ async function answer(job: QueryJob): Promise<Envelope> {
     admitted.workspace,
     job.action,
     admitted.params,
-    admitted.context,
+    { ...admitted.context, signal },
   );
   return grant.filter(envelope, grant.visibleRepositories(workspace));
 }
 
-self.onmessage = async (event: MessageEvent<QueryJob>) => {
-  const job = event.data;
+self.onmessage = async (event: MessageEvent<QueryJob | QueryCancel>) => {
+  const message = event.data;
+  if ("type" in message) {
+    if (running?.id === message.id) running.controller.abort();
+    return;
+  }
+  const job = message;
+  adoptIndexes(job.vectors ?? []);
+  const controller = new AbortController();
+  running = { id: job.id, controller };
   let reply: QueryReply;
   try {
-    reply = { id: job.id, envelope: await answer(job) };
+    reply = { id: job.id, envelope: await answer(job, controller.signal) };
   } catch (error) {
     reply = error instanceof WireError
       ? { id: job.id, wire: { name: error.name, message: error.message, data: error.data } }
       : { id: job.id, internal: (error as Error)?.stack ?? `${error}` };
+  } finally {
+    running = null;
   }
+  const loaded = takeLoadedIndexes();
+  if (loaded.length > 0) reply.vectors = loaded;
   (self as unknown as Worker).postMessage(reply);
 };
 

@@ -199,7 +199,7 @@ export class Router {
             agent: grant.agent,
             action,
             params: checked,
-          }));
+          }, signal));
         return action === "status"
           ? answer.then((e) => withRefreshState(e, scoped, context))
           : answer;

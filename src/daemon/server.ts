@@ -49,6 +49,8 @@ export const MAX_CONNECTIONS = 512;
 export const DEFAULT_IDLE_MS = 300_000;
 /** The longest pause between two accepts that failed. */
 const ACCEPT_BACKOFF_MAX_MS = 1000;
+/** How long a connection must have been idle before descriptor exhaustion closes it. */
+const EXHAUSTION_GRACE_MS = 1000;
 /** How long a connection told to go may take to read why before its descriptor is released. */
 const LEAVING_MS = 250;
 /** Connections told to go whose descriptors may be held at once; past it accepting waits. */
@@ -232,9 +234,12 @@ export class Daemon {
           open_connections: this.#sessions.size,
           retry_ms: backoff,
         });
-        // Out of descriptors: the longest-idle connection gives its own back.
+        // Out of descriptors: the longest-idle connection gives its own back. Linux
+        // fails accept() before it looks for a waiting client, so the failure may
+        // follow the accept that took the last descriptor: a connection accepted
+        // moments ago, its first frame not read yet, is not idle.
         if (isDescriptorExhaustion(error)) {
-          this.#evictIdle("the daemon ran out of file descriptors");
+          this.#evictIdle("the daemon ran out of file descriptors", EXHAUSTION_GRACE_MS);
         }
         await new Promise((resolve) => setTimeout(resolve, backoff));
         continue;
@@ -359,13 +364,16 @@ export class Daemon {
     });
   }
 
-  /** Closes the session idle the longest, telling it why; false when every session is busy. */
-  #evictIdle(why: string): boolean {
+  /**
+   * Closes the session idle the longest (and at least `minIdleMs`), telling it
+   * why; false when no session qualifies.
+   */
+  #evictIdle(why: string, minIdleMs = 0): boolean {
     let oldest: Session | null = null;
-    let since = Infinity;
+    let since = performance.now() - minIdleMs;
     for (const session of this.#sessions) {
       const idle = session.idleSince();
-      if (idle !== null && idle < since && !session.connection.closed) {
+      if (idle !== null && idle <= since && !session.connection.closed) {
         oldest = session;
         since = idle;
       }

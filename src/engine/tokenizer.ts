@@ -54,6 +54,20 @@ function pushWordTerms(word: string, terms: string[]): void {
   }
 }
 
+/**
+ * The identifier parts longer than one character of every word of a text:
+ * terms that `codeTerms` yields for any text holding this one as whole tokens
+ * (a word around a token splits into the token's own parts, and `codeTerms`
+ * keeps every part of a word, or the word itself when it has one part).
+ */
+export function tokenParts(text: string): string[] {
+  const parts = new Set<string>();
+  for (const match of text.matchAll(WORD)) {
+    for (const part of identifierParts(match[0])) if (part.length > 1) parts.add(part);
+  }
+  return [...parts];
+}
+
 /** Words that carry no signal in a natural-language query. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (

@@ -86,28 +86,33 @@ export function normalize(vector: Float32Array): Float32Array {
   return vector;
 }
 
-/** The bytes a vector is stored as (little-endian float32). */
-export function vectorToBytes(vector: Float32Array): Uint8Array {
-  const bytes = new Uint8Array(vector.length * 4);
-  const view = new DataView(bytes.buffer);
-  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i], true);
+/**
+ * A vector as stored: a little-endian float32 scale (the largest magnitude /
+ * 127), then one int8 per dimension (the component / scale, rounded). A
+ * quarter of float32's bytes; search scans these values as they are.
+ */
+export function quantizedBytes(vector: Float32Array): Uint8Array {
+  let max = 0;
+  for (let i = 0; i < vector.length; i++) {
+    const magnitude = Math.abs(vector[i]);
+    if (magnitude > max) max = magnitude;
+  }
+  const bytes = new Uint8Array(4 + vector.length);
+  new DataView(bytes.buffer).setFloat32(0, max === 0 ? 0 : max / 127, true);
+  const values = new Int8Array(bytes.buffer, 4);
+  const quantum = max === 0 ? 0 : 127 / max;
+  for (let i = 0; i < vector.length; i++) values[i] = Math.round(vector[i] * quantum);
   return bytes;
 }
 
-/** A vector from its stored bytes. */
-export function vectorFromBytes(bytes: Uint8Array): Float32Array {
-  const length = bytes.byteLength >> 2;
-  if (LITTLE_ENDIAN) {
-    // Copy into an aligned buffer and view it: no per-element decoding.
-    return new Float32Array(bytes.slice(0, length * 4).buffer);
-  }
+/** The scale and int8 values of a stored vector (`quantizedBytes`); the values are a view. */
+export function readQuantized(bytes: Uint8Array): { scale: number; values: Int8Array } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const vector = new Float32Array(length);
-  for (let i = 0; i < length; i++) vector[i] = view.getFloat32(i * 4, true);
-  return vector;
+  return {
+    scale: bytes.byteLength >= 4 ? view.getFloat32(0, true) : 0,
+    values: new Int8Array(bytes.buffer, bytes.byteOffset + 4, Math.max(0, bytes.byteLength - 4)),
+  };
 }
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Dot product (cosine, for unit vectors). */
 export function dot(a: Float32Array, b: Float32Array): number {

@@ -1,25 +1,50 @@
 /**
  * Which files can hold a match, decided from the pattern's literal tokens
- * before anything is parsed: an FTS5 trigram expression for the index, then an
- * exact, case-sensitive check of every literal on the file's text.
+ * before anything is parsed: the chunk FTS terms narrow the files, then an
+ * exact, case-sensitive check of every literal runs on each file's text.
+ *
+ * A literal that occurs in a file as a whole token puts its identifier parts
+ * among the FTS terms of the chunk holding it: the tokenizer splits the word
+ * around the token into the same parts (a token starts and ends at a word
+ * boundary or a separator), and indexes every part longer than one character.
+ * That holds where the chunks cover every line and never cut a word
+ * (`source_files.terms_complete`); other files are always candidates.
  */
+import { tokenParts } from "../engine/tokenizer.ts";
+import type { CandidateFile, TargetReader } from "../store/reader.ts";
 
-/** Literals handed to the trigram index: the longest few (short ones select little). */
-const INDEX_LITERALS = 3;
-/** The trigram tokenizer cannot look up anything shorter. */
-const MIN_TRIGRAM_LENGTH = 3;
+/** Terms looked up at most; the rarest first (a common one selects little and costs most). */
+const MAX_TERMS = 3;
+/** A term after the first is looked up when it is in at most this many chunks, or … */
+const CHEAP_TERM_CHUNKS = 2_000;
+/** … in at most this many times the chunks of the rarest term. */
+const CHEAP_TERM_RATIO = 8;
+
+/** The FTS terms every file that holds all the literals as tokens has in its chunks. */
+export function requiredTerms(literals: readonly string[]): string[] {
+  return [...new Set(literals.flatMap((literal) => tokenParts(literal)))];
+}
 
 /**
- * The `source_trigram MATCH` expression requiring the longest literals, or null
- * when no literal is long enough (every file of the language is a candidate).
+ * The files that may hold every literal: files whose chunks hold the rarest
+ * required terms, plus files the terms do not cover; every file when the
+ * pattern has no term. By path.
  */
-export function trigramExpression(literals: readonly string[]): string | null {
-  const usable = [...new Set(literals)]
-    .filter((literal) => [...literal].length >= MIN_TRIGRAM_LENGTH && !literal.includes("\0"))
-    .sort((a, b) => b.length - a.length)
-    .slice(0, INDEX_LITERALS);
-  if (usable.length === 0) return null;
-  return usable.map((literal) => `"${literal.replaceAll('"', '""')}"`).join(" AND ");
+export function candidateFiles(reader: TargetReader, terms: readonly string[]): CandidateFile[] {
+  if (terms.length === 0) return reader.allFiles();
+  const ranked = terms.map((term) => ({ term, chunks: reader.termDocuments(term) }))
+    .sort((a, b) => a.chunks - b.chunks);
+  // The rarest term's files, narrowed by the next rarest while they are cheap to read.
+  let files = ranked[0].chunks === 0 ? new Set<number>() : reader.filesWithTerm(ranked[0].term);
+  for (const { term, chunks } of ranked.slice(1, MAX_TERMS)) {
+    const cheap = chunks <= CHEAP_TERM_CHUNKS || chunks <= ranked[0].chunks * CHEAP_TERM_RATIO;
+    if (files.size === 0 || !cheap) break;
+    const holding = reader.filesWithTerm(term);
+    files = new Set([...files].filter((id) => holding.has(id)));
+  }
+  const candidates = new Set(files);
+  for (const id of reader.filesWithoutCompleteTerms()) candidates.add(id);
+  return reader.candidateFiles(candidates);
 }
 
 /** Whether a text holds every literal, exactly (the index is case-insensitive). */

@@ -1,6 +1,8 @@
 /**
- * Top-level statement ranges of files grep has parsed, kept per process so a
- * later query parses only the statements that can hold a match.
+ * Top-level statement ranges of files, so a query parses only the statements
+ * that can hold a match: the indexer stores them with each clean tree
+ * (`indexer/file_rows.ts`); files it could not (a tree with errors at index
+ * time, search-only text) are remembered here once grep has parsed them.
  *
  * Every match lies inside one top-level statement (the file node itself is
  * never a pattern's root kind), and a top-level statement parses alone as it
@@ -8,13 +10,13 @@
  * file whose tree has errors is not recorded (its recovery depends on context).
  */
 import type { Range, Tree } from "web-tree-sitter";
+import { topLevelRanges } from "../indexer/file_rows.ts";
+import { packRanges, type TextRange, unpackRanges } from "../store/packing.ts";
 
 /** Files remembered at most; the oldest are forgotten first. */
 const CAPACITY = 50_000;
 
-/** Per file, six numbers per range: start and end index, start row and column, end row and column. */
-const FIELDS = 6;
-const regions = new Map<string, Int32Array>();
+const regions = new Map<string, Uint8Array>();
 
 /** Forgets every recorded range (for measuring cold queries). */
 export function forgetRegions(): void {
@@ -29,65 +31,22 @@ export function regionKey(target: string, path: string, contentHash: string): st
 /** The recorded top-level ranges of a file version, or undefined. */
 export function knownRegions(key: string): Range[] | undefined {
   const packed = regions.get(key);
-  if (!packed) return undefined;
-  const ranges: Range[] = [];
-  for (let i = 0; i < packed.length; i += FIELDS) {
-    ranges.push({
-      startIndex: packed[i],
-      endIndex: packed[i + 1],
-      startPosition: { row: packed[i + 2], column: packed[i + 3] },
-      endPosition: { row: packed[i + 4], column: packed[i + 5] },
-    });
-  }
-  return ranges;
+  return packed ? parserRanges(unpackRanges(packed)) : undefined;
 }
 
-/**
- * Records the top-level ranges of a freshly parsed file. Each range runs to the
- * end of its last line (a parser must see the line break that ends it), and
- * ranges sharing a line are merged.
- */
+/** Records the top-level ranges of a freshly parsed file (unless its tree has errors). */
 export function recordRegions(key: string, tree: Tree, text: string): void {
-  const root = tree.rootNode;
-  if (root.hasError) return;
-  const ranges: Range[] = [];
-  for (const child of root.children) {
-    if (!child) continue;
-    const lineEnd = text.indexOf("\n", child.endIndex);
-    const range: Range = lineEnd < 0
-      ? {
-        startIndex: child.startIndex,
-        endIndex: child.endIndex,
-        startPosition: child.startPosition,
-        endPosition: child.endPosition,
-      }
-      : {
-        startIndex: child.startIndex,
-        endIndex: lineEnd + 1,
-        startPosition: child.startPosition,
-        endPosition: { row: child.endPosition.row + 1, column: 0 },
-      };
-    const last = ranges[ranges.length - 1];
-    if (last && range.startIndex < last.endIndex) {
-      if (range.endIndex > last.endIndex) {
-        last.endIndex = range.endIndex;
-        last.endPosition = range.endPosition;
-      }
-    } else {
-      ranges.push(range);
-    }
-  }
-  const packed = new Int32Array(ranges.length * FIELDS);
-  ranges.forEach((range, i) => {
-    packed.set([
-      range.startIndex,
-      range.endIndex,
-      range.startPosition.row,
-      range.startPosition.column,
-      range.endPosition.row,
-      range.endPosition.column,
-    ], i * FIELDS);
-  });
+  if (tree.rootNode.hasError) return;
   if (regions.size >= CAPACITY) regions.delete(regions.keys().next().value!);
-  regions.set(key, packed);
+  regions.set(key, packRanges(topLevelRanges(tree.rootNode, text)));
+}
+
+/** Stored ranges as the parser's `includedRanges`. */
+export function parserRanges(ranges: readonly TextRange[]): Range[] {
+  return ranges.map((range) => ({
+    startIndex: range.startIndex,
+    endIndex: range.endIndex,
+    startPosition: { row: range.startRow, column: range.startColumn },
+    endPosition: { row: range.endRow, column: range.endColumn },
+  }));
 }

@@ -172,15 +172,10 @@ export async function embedMissingChunks(
   const model = providerModelId(config);
   const missing = writer.chunksWithoutVector(model);
   const reused = writer.distinctChunkContents() - missing.length;
-  const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
   let computed = 0;
   for (let i = 0; i < missing.length; i += config.batchSize) {
     const batch = missing.slice(i, i + config.batchSize);
-    // Chunk offsets are bytes of the committed text.
-    const texts = batch.map((row) =>
-      decoder.decode(encoder.encode(row.text).subarray(row.start, row.end)).slice(0, 8000)
-    );
+    const texts = batch.map((row) => row.text.slice(0, 8000));
     try {
       const vectors = await embedTexts(config, texts);
       batch.forEach((row, j) => writer.storeVector(row.hash, model, vectors[j]));

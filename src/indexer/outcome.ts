@@ -69,8 +69,8 @@ export function replyOutcome(
   const path = entry.path;
   switch (reply.status) {
     case "parsed": {
-      const syntax = reply.output.diagnostics.join("; ");
-      if (reply.output.failed && facts.stored) {
+      const syntax = reply.rows.diagnostics.join("; ");
+      if (reply.rows.failed && facts.stored) {
         // Too broken to trust: keep the last good rows and say why.
         return only({ op: "record_error", path, stage: "parse", message: syntax });
       }
@@ -78,7 +78,7 @@ export function replyOutcome(
         { op: "replace", path, reply, mtimeMs: facts.mtimeMs ?? reply.mtimeMs },
       ];
       if (entry.action === "rename" && entry.from) writes.push({ op: "delete", path: entry.from });
-      if (reply.output.failed) {
+      if (reply.rows.failed) {
         writes.push({ op: "record_error", path, stage: "parse", message: syntax });
       } else if (syntax) {
         writes.push({ op: "record_error", path, stage: "syntax", message: syntax });

@@ -1,13 +1,32 @@
 /** Values that cross between the parse Workers and the writer. */
-import type { ParseOutput } from "../store/records.ts";
+import type { FileRows } from "../store/records.ts";
+import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 
-export type { ChunkRow, ParseOutput, RelationRow, SymbolRow } from "../store/records.ts";
+export type {
+  ChunkRow,
+  FileRows,
+  ParseOutput,
+  RelationRow,
+  StoredChunk,
+  SymbolRow,
+} from "../store/records.ts";
+
+/** A grammar as a parse Worker receives it: wasm bytes, query text and extraction rules. */
+export interface WorkerGrammar {
+  language: string;
+  wasm: Uint8Array;
+  query: string;
+  rules: LanguageRules;
+  nodes: ExtractionNodes;
+}
 
 export interface ParseJob {
   id: number;
   root: string;
   path: string;
   language: string | null;
+  /** The language's grammar, sent with the first job of that language a Worker gets. */
+  grammar?: WorkerGrammar;
   /** Stored content hash: an equal hash answers `unchanged` without parsing. */
   knownHash: string | null;
   maxFileSize: number;
@@ -25,10 +44,10 @@ export type ParseReply =
     hash: string;
     size: number;
     mtimeMs: number;
-    text: string;
     lineCount: number;
     capability: "graph" | "search";
-    output: ParseOutput;
+    /** The file's rows as the target stores them (text, packed relations, vectors…). */
+    rows: FileRows;
   };
 
 export type SkipReason =

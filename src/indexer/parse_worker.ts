@@ -3,7 +3,7 @@
  * grammar bytes arrive by message): it cannot write, run, or reach the network.
  */
 /// <reference lib="deno.worker" />
-import { Language, Parser, Query } from "web-tree-sitter";
+import { Language, type Node, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import {
@@ -13,21 +13,16 @@ import {
   looksMinified,
   parseForExtraction,
 } from "./extract.ts";
-import type { ParseJob, ParseReply, SkipReason } from "./parse_types.ts";
-import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
+import { fileRows } from "./file_rows.ts";
+import type { FileRows, ParseJob, ParseReply, SkipReason, WorkerGrammar } from "./parse_types.ts";
 
-export interface WorkerGrammar {
-  language: string;
-  wasm: Uint8Array;
-  query: string;
-  rules: LanguageRules;
-  nodes: ExtractionNodes;
-}
-
+/**
+ * The Worker's start message. Grammars come with the first job of their
+ * language (`ParseJob.grammar`): a Worker holds only those it parses.
+ */
 export interface WorkerInit {
   type: "init";
   core: Uint8Array;
-  grammars: WorkerGrammar[];
   textChunking: Record<string, "headings" | "lines">;
 }
 
@@ -41,10 +36,11 @@ const PARSE_BUDGET_MS = 10_000;
 
 let init: WorkerInit | null = null;
 let ready: Promise<void> | null = null;
+const grammars = new Map<string, WorkerGrammar>();
 const loaded = new Map<string, Promise<LoadedGrammar>>();
 
 function grammarFor(language: string): Promise<LoadedGrammar> | null {
-  const spec = init?.grammars.find((g) => g.language === language);
+  const spec = grammars.get(language);
   if (!spec) return null;
   let entry = loaded.get(language);
   if (!entry) {
@@ -109,7 +105,12 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   } catch {
     return skipped(job, "not_utf8", "not valid UTF-8");
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // The committed text has no byte-order mark; chunk byte offsets count from after it.
+  let body = bytes;
+  if (text.charCodeAt(0) === 0xfeff) {
+    text = text.slice(1);
+    body = bytes.subarray(3);
+  }
   const lineCount = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   const grammar = job.language ? grammarFor(job.language) : null;
   // Minified files and parses that run out of time are kept as search-only text.
@@ -138,10 +139,9 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
           hash,
           size: bytes.length,
           mtimeMs,
-          text,
           lineCount,
           capability: "graph",
-          output,
+          rows: fileRows({ output, text, bytes: body, root: ownParse(tree.rootNode, text) }),
         };
       } finally {
         tree.delete();
@@ -161,11 +161,26 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
     hash,
     size: bytes.length,
     mtimeMs,
-    text,
     lineCount,
     capability: "search",
-    output,
+    rows: fileRows({ output, text, bytes: body }),
   };
+}
+
+/**
+ * The root of a tree parsed from `text` itself, or null for a tree of a
+ * repaired copy (`parseForExtraction`): grep parses the committed text, so only
+ * its own parse's statement ranges are stored. A repair keeps the length.
+ */
+function ownParse(root: Node, text: string): Node | null {
+  return root.text === text.slice(root.startIndex, root.endIndex) ? root : null;
+}
+
+function transferables(rows: FileRows): ArrayBuffer[] {
+  const buffers = [rows.text.buffer, rows.relations.data.buffer];
+  if (rows.regions) buffers.push(rows.regions.buffer);
+  for (const chunk of rows.chunks) buffers.push(chunk.vector.buffer);
+  return [...new Set(buffers)] as ArrayBuffer[];
 }
 
 function skipped(job: ParseJob, reason: SkipReason, message: string): ParseReply {
@@ -180,9 +195,12 @@ self.onmessage = async (event: MessageEvent<WorkerInit | ParseJob>) => {
     return;
   }
   const job = message as ParseJob;
+  if (job.grammar) grammars.set(job.grammar.language, job.grammar);
   try {
     await ready;
-    self.postMessage(await parseFile(job));
+    const reply = await parseFile(job);
+    // The packed bytes move to the writer's thread instead of being copied.
+    self.postMessage(reply, reply.status === "parsed" ? transferables(reply.rows) : []);
   } catch (error) {
     self.postMessage(
       {

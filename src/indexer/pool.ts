@@ -5,7 +5,7 @@ import {
   readGrammarQueries,
   readGrammarWasm,
 } from "./languages.ts";
-import type { ParseJob, ParseReply } from "./parse_types.ts";
+import type { ParseJob, ParseReply, WorkerGrammar } from "./parse_types.ts";
 import type { WorkerInit } from "./parse_worker.ts";
 
 /** Milliseconds one file may take before its Worker is replaced and the file recorded as failed. */
@@ -13,6 +13,8 @@ export const PARSE_TIMEOUT_MS = 30_000;
 
 interface Slot {
   worker: Worker;
+  /** Languages whose grammar this Worker has been sent. */
+  grammars: Set<string>;
   busy: {
     job: ParseJob;
     resolve: (reply: ParseReply) => void;
@@ -26,6 +28,7 @@ interface Slot {
  */
 export class ParsePool {
   readonly #root: string;
+  readonly #table: LanguageTable;
   readonly #init: WorkerInit;
   readonly #slots: Slot[] = [];
   readonly #queue: { job: ParseJob; resolve: (reply: ParseReply) => void }[] = [];
@@ -33,6 +36,7 @@ export class ParsePool {
 
   constructor(options: { root: string; table: LanguageTable; size?: number }) {
     this.#root = options.root;
+    this.#table = options.table;
     this.#init = workerInit(options.table);
     const size = options.size ?? Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4));
     for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
@@ -72,7 +76,7 @@ export class ParsePool {
         },
       },
     });
-    const slot: Slot = { worker, busy: null };
+    const slot: Slot = { worker, grammars: new Set(), busy: null };
     worker.onmessage = (event: MessageEvent<ParseReply>) => this.#finish(slot, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -91,7 +95,12 @@ export class ParsePool {
         PARSE_TIMEOUT_MS,
       );
       slot.busy = { ...next, timer };
-      slot.worker.postMessage(next.job);
+      const language = next.job.language;
+      const grammar = language && !slot.grammars.has(language)
+        ? workerGrammar(this.#table, language)
+        : null;
+      if (grammar) slot.grammars.add(grammar.language);
+      slot.worker.postMessage(grammar ? { ...next.job, grammar } : next.job);
     }
   }
 
@@ -117,19 +126,32 @@ export class ParsePool {
 }
 
 let cachedInit: WorkerInit | null = null;
+const cachedGrammars = new Map<string, WorkerGrammar>();
 
-/** The Worker start message (wasm bytes and queries), read from disk once per process. */
+/** The Worker start message (the core wasm and text chunking), read once per process. */
 function workerInit(table: LanguageTable): WorkerInit {
   if (cachedInit) return cachedInit;
-  const grammars = [...table.grammars.values()].map((grammar: GrammarLanguage) => ({
+  const textChunking: Record<string, "headings" | "lines"> = {};
+  for (const [language, entry] of table.text) textChunking[language] = entry.chunking;
+  cachedInit = { type: "init", core: Deno.readFileSync(CORE_WASM), textChunking };
+  return cachedInit;
+}
+
+/** A language's grammar for the Workers (wasm bytes and queries), read once per process; null without one. */
+function workerGrammar(table: LanguageTable, language: string): WorkerGrammar | null {
+  const cached = cachedGrammars.get(language);
+  if (cached) return cached;
+  const grammar = [...table.grammars.values()].find((entry: GrammarLanguage) =>
+    entry.language === language
+  );
+  if (!grammar) return null;
+  const loaded: WorkerGrammar = {
     language: grammar.language,
     wasm: readGrammarWasm(grammar),
     query: readGrammarQueries(grammar),
     rules: grammar.rules,
     nodes: grammar.nodes,
-  }));
-  const textChunking: Record<string, "headings" | "lines"> = {};
-  for (const [language, entry] of table.text) textChunking[language] = entry.chunking;
-  cachedInit = { type: "init", core: Deno.readFileSync(CORE_WASM), grammars, textChunking };
-  return cachedInit;
+  };
+  cachedGrammars.set(language, loaded);
+  return loaded;
 }

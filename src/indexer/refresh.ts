@@ -208,8 +208,9 @@ async function planRefresh(options: {
 }
 
 /**
- * Parses every file the plan touches (and unchanged files with an error, to
- * retry them) in the Worker pool, writing each file's rows as its reply comes.
+ * Parses every file the plan touches (and unchanged files with an error other
+ * than a syntax report, to retry them) in the Worker pool, writing each file's
+ * rows as its reply comes.
  */
 async function parseAndWrite(options: {
   root: string;
@@ -227,10 +228,10 @@ async function parseAndWrite(options: {
   writeMs: number;
 }> {
   const { root, writer, settings, planned, progress } = options;
-  const errorPaths = writer.errorPaths();
+  const retry = writer.retryPaths();
   const work = planned.plan.filter((entry) =>
     entry.action === "add" || entry.action === "update" || entry.action === "rename" ||
-    (entry.action === "unchanged" && errorPaths.has(entry.path))
+    (entry.action === "unchanged" && retry.has(entry.path))
   );
   const stats = new Map(options.inventory.files.map((file) => [file.path, file]));
   const effects: { path: string; effect: ReplyEffect }[] = [];
@@ -296,8 +297,7 @@ function applyWrite(
         parser: parserIdentity(table, language),
         capability: reply.capability,
         lineCount: reply.lineCount,
-        text: reply.text,
-        output: reply.output,
+        rows: reply.rows,
       });
       return;
     }

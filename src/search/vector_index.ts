@@ -1,23 +1,56 @@
 /**
  * Chunk vectors of one generation held in memory for a brute-force scan.
  *
- * Layout: one contiguous Int8Array (rows × dimensions) with a float scale per
- * row. Stored vectors are float32; in memory they are quantised to
- * int8 — a quarter of the memory, and at 100k chunks × 256 dimensions a full
- * scan is one pass over 25 MB. Loaded once per (target, generation, model) and
- * kept on the target's reader until its generation moves.
+ * Layout: one WebAssembly memory, shared (a SharedArrayBuffer), holding every
+ * row's int8 values exactly as the target stores them (`engine/vector.ts`
+ * `quantizedBytes`; rows padded to 16 dimensions), the rows' scales, chunk
+ * ids and file ids, and a few scratch slots for scans. The SIMD kernel
+ * (`vector_kernel.ts`) scores every row against an int16 query; the best rows
+ * are then scored again exactly (float query) and the top `limit` returned,
+ * so the answer is the exact scan's.
+ *
+ * An index is loaded once per (target, generation, model) and kept on the
+ * target's reader until its generation moves. Because its memory is shared,
+ * one copy serves every thread of a process: the daemon's query Workers hand
+ * the indexes they load to the pool (`takeLoadedIndexes`), which gives them to
+ * the other Workers (`adoptIndexes`).
  */
-import { vectorFromBytes } from "../engine/vector.ts";
+import { readQuantized } from "../engine/vector.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
+import { LANES, type ScoreFunction, scoreFunction } from "./vector_kernel.ts";
 
-export interface VectorIndex {
-  generation: number;
+/** Scans that can run at once on one index (one per thread at a time; more wait in JS). */
+const SLOTS = 8;
+const PAGE = 65_536;
+/** Rows scored again exactly per row asked for (the int16 query's rounding reorders only near-ties). */
+const RESCORE_FACTOR = 2;
+const RESCORE_EXTRA = 32;
+/** The int16 query's largest magnitude (kept so sums of products stay within int32). */
+const QUERY_MAX = 32_767;
+
+/** What another thread needs to use an index: its memory and its shape. */
+export interface SharedVectorIndex {
+  /** Target identity (database path), model and generation. */
+  target: string;
   model: string;
+  generation: number;
   dimensions: number;
-  chunkIds: Int32Array;
-  fileIds: Int32Array;
+  rows: number;
+  memory: WebAssembly.Memory;
+}
+
+export interface VectorIndex extends SharedVectorIndex {
+  stride: number;
   values: Int8Array;
   scales: Float32Array;
+  chunkIds: Int32Array;
+  fileIds: Int32Array;
+  /** One flag per scratch slot: 1 while a scan uses it. */
+  locks: Int32Array;
+  /** Byte offset and size of the scratch slots (an int16 query, then one int32 per row). */
+  slotBase: number;
+  slotBytes: number;
+  score: ScoreFunction | null;
 }
 
 /** A scored chunk of a vector scan. */
@@ -26,108 +59,254 @@ export interface VectorHit {
   score: number;
 }
 
+/** Indexes known to this thread, by target and model (the latest generation each). */
+const known = new Map<string, VectorIndex>();
+/** Indexes this thread loaded and has not handed out yet. */
+const loaded: SharedVectorIndex[] = [];
+
 /** The vector index of a target's current generation for a model, loaded on first use. */
 export function vectorIndexFor(reader: TargetReader, model: string): VectorIndex {
   const key = new MemoKey<VectorIndex>(`search:vectors:${model}`);
   const generation = reader.generation();
-  const index = reader.memo(
-    key,
-    () =>
-      loadVectorIndex(reader.vectorRows(model), reader.fileTable().chunks, { model, generation }),
-  );
+  const index = reader.memo(key, () => {
+    const adopted = known.get(`${reader.target}\0${model}`);
+    if (adopted && adopted.generation === generation) return adopted;
+    const made = loadVectorIndex(reader.vectorRows(model), reader.fileTable().chunks, {
+      target: reader.target,
+      model,
+      generation,
+    });
+    if (made.rows > 0) {
+      known.set(`${made.target}\0${model}`, made);
+      loaded.push(share(made));
+    }
+    return made;
+  });
   // An empty index is not kept: vectors may be stored later without a new generation.
-  if (index.chunkIds.length === 0) reader.forget(key);
+  if (index.rows === 0) reader.forget(key);
   return index;
 }
 
-/** Packs up to `total` chunk vectors (of one size) into the in-memory layout. */
+/** The indexes this thread loaded since the last call, to hand to other threads. */
+export function takeLoadedIndexes(): SharedVectorIndex[] {
+  return loaded.splice(0);
+}
+
+/** Makes indexes loaded by other threads usable here (a newer generation replaces an older). */
+export function adoptIndexes(indexes: readonly SharedVectorIndex[]): void {
+  for (const shared of indexes) {
+    const key = `${shared.target}\0${shared.model}`;
+    const current = known.get(key);
+    if (current && current.generation >= shared.generation) continue;
+    known.set(key, attach(shared));
+  }
+}
+
+function share(index: VectorIndex): SharedVectorIndex {
+  const { target, model, generation, dimensions, rows, memory } = index;
+  return { target, model, generation, dimensions, rows, memory };
+}
+
+/** Byte offsets of an index's parts in its memory. */
+function layout(rows: number, dimensions: number) {
+  const stride = Math.max(LANES, Math.ceil(dimensions / LANES) * LANES);
+  const align = (at: number) => Math.ceil(at / 16) * 16;
+  const scales = align(rows * stride);
+  const chunkIds = scales + rows * 4;
+  const fileIds = chunkIds + rows * 4;
+  const locks = fileIds + rows * 4;
+  const slotBase = align(locks + SLOTS * 4);
+  const slotBytes = align(stride * 2 + rows * 4);
+  const pages = Math.max(1, Math.ceil((slotBase + SLOTS * slotBytes) / PAGE));
+  return { stride, scales, chunkIds, fileIds, locks, slotBase, slotBytes, pages };
+}
+
+/** The views and kernel of an index over its memory. */
+function attach(shared: SharedVectorIndex): VectorIndex {
+  const { rows, dimensions, memory } = shared;
+  const at = layout(rows, dimensions);
+  const buffer = memory.buffer;
+  let score: ScoreFunction | null = null;
+  try {
+    score = scoreFunction(memory, true, at.pages);
+  } catch {
+    // Without WebAssembly SIMD the scan runs in JavaScript.
+  }
+  return {
+    ...shared,
+    stride: at.stride,
+    values: new Int8Array(buffer, 0, rows * at.stride),
+    scales: new Float32Array(buffer, at.scales, rows),
+    chunkIds: new Int32Array(buffer, at.chunkIds, rows),
+    fileIds: new Int32Array(buffer, at.fileIds, rows),
+    locks: new Int32Array(buffer, at.locks, SLOTS),
+    slotBase: at.slotBase,
+    slotBytes: at.slotBytes,
+    score,
+  };
+}
+
+/** Packs up to `total` chunk vectors (of one size) into a shared index. */
 export function loadVectorIndex(
   rows: Iterable<VectorRow>,
   total: number,
-  options: { model: string; generation?: number },
+  options: { model: string; generation?: number; target?: string },
 ): VectorIndex {
-  const { model, generation = 0 } = options;
+  const { model, generation = 0, target = "" } = options;
+  const entries: { chunkId: number; fileId: number; scale: number; values: Int8Array }[] = [];
   let dimensions = 0;
-  let chunkIds = new Int32Array(total);
-  let fileIds = new Int32Array(total);
-  let values = new Int8Array(0);
-  let scales = new Float32Array(total);
-  let row = 0;
   for (const entry of rows) {
-    const vector = vectorFromBytes(entry.vector);
-    if (dimensions === 0) {
-      dimensions = vector.length;
-      values = new Int8Array(total * dimensions);
-    }
-    if (vector.length !== dimensions || row >= total) continue;
-    let max = 0;
-    for (let i = 0; i < dimensions; i++) {
-      const magnitude = Math.abs(vector[i]);
-      if (magnitude > max) max = magnitude;
-    }
-    const quantum = max === 0 ? 0 : 127 / max;
-    const offset = row * dimensions;
-    for (let i = 0; i < dimensions; i++) values[offset + i] = Math.round(vector[i] * quantum);
-    scales[row] = max === 0 ? 0 : max / 127;
-    chunkIds[row] = entry.chunkId;
-    fileIds[row] = entry.fileId;
-    row++;
+    if (entries.length >= total) break;
+    const vector = readQuantized(entry.vector);
+    if (dimensions === 0) dimensions = vector.values.length;
+    if (vector.values.length !== dimensions || dimensions === 0) continue;
+    // The row's bytes are copied now: a stored BLOB's buffer is not kept.
+    entries.push({
+      chunkId: entry.chunkId,
+      fileId: entry.fileId,
+      scale: vector.scale,
+      values: vector.values.slice(),
+    });
   }
-  if (row < total) {
-    chunkIds = chunkIds.slice(0, row);
-    fileIds = fileIds.slice(0, row);
-    scales = scales.slice(0, row);
-    values = values.slice(0, row * dimensions);
-  }
-  return { generation, model, dimensions, chunkIds, fileIds, values, scales };
+  const at = layout(entries.length, dimensions);
+  const memory = new WebAssembly.Memory({ initial: at.pages, maximum: at.pages, shared: true });
+  const index = attach({ target, model, generation, dimensions, rows: entries.length, memory });
+  entries.forEach((entry, row) => {
+    index.values.set(entry.values, row * at.stride);
+    index.scales[row] = entry.scale;
+    index.chunkIds[row] = entry.chunkId;
+    index.fileIds[row] = entry.fileId;
+  });
+  return index;
 }
 
 /**
  * The `limit` chunks nearest a unit query vector by cosine, among chunks whose
- * file passes `allowFile` (checked before scoring, so nothing hidden is ranked).
+ * file passes `allowFile` (checked before ranking, so nothing hidden is ranked);
+ * best first, and among equal scores the earlier row first.
  */
 export function nearestChunks(
   index: VectorIndex,
   query: Float32Array,
   options: { limit: number; allowFile?: (fileId: number) => boolean },
 ): VectorHit[] {
-  const { dimensions, values, scales } = index;
-  if (dimensions === 0 || query.length !== dimensions) return [];
-  // A bounded min-heap would save little here: keep a sorted top list with a floor.
-  const topScores: number[] = [];
-  const topRows: number[] = [];
-  let floor = -Infinity;
-  const rows = index.chunkIds.length;
-  const allowed = new Map<number, boolean>();
-  for (let row = 0; row < rows; row++) {
-    if (options.allowFile) {
-      const fileId = index.fileIds[row];
-      let ok = allowed.get(fileId);
-      if (ok === undefined) allowed.set(fileId, ok = options.allowFile(fileId));
-      if (!ok) continue;
-    }
-    const offset = row * dimensions;
-    // Four partial sums: fewer dependent additions per step.
-    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    let i = 0;
-    for (; i + 4 <= dimensions; i += 4) {
-      s0 += values[offset + i] * query[i];
-      s1 += values[offset + i + 1] * query[i + 1];
-      s2 += values[offset + i + 2] * query[i + 2];
-      s3 += values[offset + i + 3] * query[i + 3];
-    }
-    for (; i < dimensions; i++) s0 += values[offset + i] * query[i];
-    const score = (s0 + s1 + s2 + s3) * scales[row];
-    if (score <= floor && topScores.length >= options.limit) continue;
-    let at = topScores.length;
-    while (at > 0 && topScores[at - 1] < score) at--;
-    topScores.splice(at, 0, score);
-    topRows.splice(at, 0, row);
-    if (topScores.length > options.limit) {
-      topScores.pop();
-      topRows.pop();
-    }
-    if (topScores.length >= options.limit) floor = topScores[topScores.length - 1];
+  const { dimensions, rows } = index;
+  if (dimensions === 0 || query.length !== dimensions || rows === 0 || options.limit <= 0) {
+    return [];
   }
-  return topRows.map((row, i) => ({ chunkId: index.chunkIds[row], score: topScores[i] }));
+  const approximate = approximateScores(index, query);
+  const allowed = new Map<number, boolean>();
+  const allows = (row: number) => {
+    if (!options.allowFile) return true;
+    const fileId = index.fileIds[row];
+    let ok = allowed.get(fileId);
+    if (ok === undefined) allowed.set(fileId, ok = options.allowFile(fileId));
+    return ok;
+  };
+  const wanted = options.limit * RESCORE_FACTOR + RESCORE_EXTRA;
+  const best = topRows(approximate, wanted, allows);
+  const exact = best.map((row) => ({ row, score: exactScore(index, row, query) }));
+  exact.sort((a, b) => b.score - a.score || a.row - b.row);
+  return exact.slice(0, options.limit).map(({ row, score }) => ({
+    chunkId: index.chunkIds[row],
+    score,
+  }));
+}
+
+/** Every row's score against the query rounded to int16 (by the kernel when it can). */
+function approximateScores(index: VectorIndex, query: Float32Array): Float64Array {
+  const { rows, stride, dimensions } = index;
+  let max = 0;
+  for (let i = 0; i < dimensions; i++) max = Math.max(max, Math.abs(query[i]));
+  const limit = Math.min(QUERY_MAX, Math.floor(0x7fffffff / (127 * stride)));
+  const quantum = max === 0 ? 0 : limit / max;
+  const scores = new Float64Array(rows);
+  const slot = claimSlot(index);
+  if (slot < 0 || !index.score) {
+    const q = new Int16Array(stride);
+    for (let i = 0; i < dimensions; i++) q[i] = Math.round(query[i] * quantum);
+    for (let row = 0; row < rows; row++) {
+      let sum = 0;
+      const offset = row * stride;
+      for (let i = 0; i < dimensions; i++) sum += index.values[offset + i] * q[i];
+      scores[row] = sum * index.scales[row];
+    }
+    if (slot >= 0) Atomics.store(index.locks, slot, 0);
+    return scores;
+  }
+  try {
+    const base = index.slotBase + slot * index.slotBytes;
+    const q = new Int16Array(index.memory.buffer, base, stride);
+    q.fill(0);
+    for (let i = 0; i < dimensions; i++) q[i] = Math.round(query[i] * quantum);
+    const out = base + stride * 2;
+    index.score(0, rows, stride, base, out);
+    const sums = new Int32Array(index.memory.buffer, out, rows);
+    for (let row = 0; row < rows; row++) scores[row] = sums[row] * index.scales[row];
+    return scores;
+  } finally {
+    Atomics.store(index.locks, slot, 0);
+  }
+}
+
+/** A free scratch slot, taken; -1 when every slot is in use. */
+function claimSlot(index: VectorIndex): number {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (Atomics.compareExchange(index.locks, slot, 0, 1) === 0) return slot;
+  }
+  return -1;
+}
+
+/** The rows of the `count` highest scores among allowed rows (a min-heap; earlier rows win ties). */
+function topRows(scores: Float64Array, count: number, allows: (row: number) => boolean): number[] {
+  const heap: number[] = [];
+  // The heap's top is its worst row: the lowest score, and the later row among equals.
+  const worse = (a: number, b: number) =>
+    scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
+  const siftDown = (at: number) => {
+    for (;;) {
+      const left = at * 2 + 1;
+      const right = left + 1;
+      let worst = at;
+      if (left < heap.length && worse(heap[left], heap[worst])) worst = left;
+      if (right < heap.length && worse(heap[right], heap[worst])) worst = right;
+      if (worst === at) return;
+      [heap[at], heap[worst]] = [heap[worst], heap[at]];
+      at = worst;
+    }
+  };
+  for (let row = 0; row < scores.length; row++) {
+    if (heap.length >= count && !worse(heap[0], row)) continue;
+    if (!allows(row)) continue;
+    if (heap.length < count) {
+      heap.push(row);
+      for (let at = heap.length - 1; at > 0;) {
+        const parent = (at - 1) >> 1;
+        if (!worse(heap[at], heap[parent])) break;
+        [heap[at], heap[parent]] = [heap[parent], heap[at]];
+        at = parent;
+      }
+    } else {
+      heap[0] = row;
+      siftDown(0);
+    }
+  }
+  return heap;
+}
+
+/** A row's score against the float query, as the stored int8 values and scale give it. */
+function exactScore(index: VectorIndex, row: number, query: Float32Array): number {
+  const { values, stride, dimensions } = index;
+  const offset = row * stride;
+  // Four partial sums: fewer dependent additions per step.
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let i = 0;
+  for (; i + 4 <= dimensions; i += 4) {
+    s0 += values[offset + i] * query[i];
+    s1 += values[offset + i + 1] * query[i + 1];
+    s2 += values[offset + i + 2] * query[i + 2];
+    s3 += values[offset + i + 3] * query[i + 3];
+  }
+  for (; i < dimensions; i++) s0 += values[offset + i] * query[i];
+  return (s0 + s1 + s2 + s3) * index.scales[row];
 }

@@ -7,7 +7,9 @@
  * index): they are dropped together when the generation the reader sees moves.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { readMeta } from "./meta.ts";
+import { type TextRange, unpackRanges, unpackText } from "./packing.ts";
+import { unpackRelations } from "./relation_pack.ts";
+import type { RelationRow } from "./records.ts";
 
 /** One indexed file, without its text. */
 export interface FileEntry {
@@ -67,7 +69,7 @@ export interface DefinitionSite {
   line: number;
 }
 
-/** A stored vector of a chunk (float32 bytes). */
+/** A stored vector of a chunk (`engine/vector.ts` `quantizedBytes`). */
 export interface VectorRow {
   chunkId: number;
   fileId: number;
@@ -177,18 +179,77 @@ export class MemoKey<T> {
 
 const FILE_TABLE = new MemoKey<FileTable>("store:files");
 const PATHS = new MemoKey<Set<string>>("store:paths");
+const FILE_IDS = new MemoKey<Map<string, number>>("store:file-ids");
+const CHUNK_TABLE = new MemoKey<ChunkTable>("store:chunks");
+
+/** Every chunk of a generation in columns, with its row by id and its rows by file. */
+interface ChunkTable {
+  rows: Map<number, number>;
+  ids: Int32Array;
+  fileIds: Int32Array;
+  startLines: Int32Array;
+  endLines: Int32Array;
+  kinds: string[];
+  symbolPaths: (string | null)[];
+  byFile: Map<number, number[]>;
+}
+
+/** Characters of decoded text a reader keeps (the texts read last). */
+const TEXT_CACHE_CHARS = 1_000_000;
+/** Unpacked relation rows, and symbols, a reader keeps (of the files read last). */
+const ROW_CACHE = 20_000;
+
+/**
+ * A map that keeps the entries used last up to a total weight (an entry over a
+ * quarter of it is not kept).
+ */
+class Lru<K, V> {
+  readonly #entries = new Map<K, V>();
+  #weight = 0;
+
+  constructor(readonly capacity: number, readonly weigh: (value: V) => number) {}
+
+  get(key: K): V | undefined {
+    const value = this.#entries.get(key);
+    if (value !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    const weight = this.weigh(value);
+    if (weight > this.capacity / 4 || this.#entries.has(key)) return;
+    this.#entries.set(key, value);
+    this.#weight += weight;
+    for (const [oldest, kept] of this.#entries) {
+      if (this.#weight <= this.capacity) break;
+      this.#entries.delete(oldest);
+      this.#weight -= this.weigh(kept);
+    }
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
+  }
+}
+const SEPARATED_NAMES = new MemoKey<string[]>("store:separated-names");
 
 const SYMBOL_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.start_col,
   s.end_line, s.end_col, s.signature, s.parent_id, s.exported, s.doc, f.path, f.language`;
-const RELATION_COLUMNS = `r.kind, r.from_symbol, r.target, r.receiver, r.module, r.alias,
-  r.start_line, r.start_col, r.end_line, r.end_col, f.path, f.language`;
 const SYMBOLS_FROM = "FROM code_symbols s JOIN source_files f ON f.id = s.file_id";
-const RELATIONS_FROM = "FROM code_relations r JOIN source_files f ON f.id = r.file_id";
-const PER_FILE_TABLES: Record<PerFileTable, string> = {
-  chunks: "source_chunks",
-  symbols: "code_symbols",
-  relations: "code_relations",
+const MATCH_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line,
+  s.signature, s.doc, s.exported, f.path, f.language`;
+const PER_FILE_COUNTS: Record<PerFileTable, string> = {
+  chunks: "SELECT file_id AS id, count(*) AS n FROM source_chunks GROUP BY file_id",
+  symbols: "SELECT file_id AS id, count(*) AS n FROM code_symbols GROUP BY file_id",
+  relations: "SELECT id, relation_count AS n FROM source_files WHERE relation_count > 0",
 };
+
+/** Which packed relation rows a read wants, decided on the row's string fields. */
+type RelationFilter = (row: { kind: string; target: string; fromSymbol: string | null }) => boolean;
 
 type Row = Record<string, unknown>;
 
@@ -202,10 +263,22 @@ export class TargetReader {
   #memoGeneration = -1;
   /** Whether the temp `fts5vocab` instance table exists on this connection. */
   #instances = false;
+  readonly #metaValues = new Map<string, string | null>();
+  #dataVersion = -1;
+  /** Of this generation, the last decoded texts, unpacked relations and symbols read. */
+  readonly #texts = new Lru<string, string>(TEXT_CACHE_CHARS, (text) => text.length);
+  readonly #relations = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length);
+  readonly #imports = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length + 1);
+  readonly #fileSymbols = new Lru<string, StoredSymbol[]>(ROW_CACHE, (rows) => rows.length);
+  readonly #termMatches = new Lru<string, TermMatch[]>(ROW_CACHE * 4, (rows) => rows.length + 1);
+
+  /** Names the target across threads of a process (its database path), for shared caches. */
+  readonly target: string;
 
   /** Wraps an open read-only connection (see `openTargetReader`). */
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, target = "") {
     this.#db = db;
+    this.target = target;
   }
 
   close(): void {
@@ -216,9 +289,21 @@ export class TargetReader {
 
   // ---- meta -------------------------------------------------------------------------------
 
-  /** A meta value, or null. */
+  /**
+   * A meta value, or null. Values are kept until another connection commits
+   * (SQLite's `data_version` says when), so a generation check costs no table read.
+   */
   meta(key: string): string | null {
-    return readMeta(this.#db, key);
+    const version = Number(this.#get("PRAGMA data_version")?.data_version ?? 0);
+    if (version !== this.#dataVersion) {
+      this.#metaValues.clear();
+      this.#dataVersion = version;
+    }
+    if (!this.#metaValues.has(key)) {
+      const row = this.#get("SELECT value FROM meta WHERE key = ?", key);
+      this.#metaValues.set(key, row ? row.value as string : null);
+    }
+    return this.#metaValues.get(key)!;
   }
 
   /** A meta value holding JSON, or `fallback` when absent or unreadable. */
@@ -248,6 +333,11 @@ export class TargetReader {
     const generation = this.generation();
     if (generation !== this.#memoGeneration) {
       this.#memo.clear();
+      this.#texts.clear();
+      this.#relations.clear();
+      this.#imports.clear();
+      this.#fileSymbols.clear();
+      this.#termMatches.clear();
       this.#memoGeneration = generation;
     }
     if (this.#memo.has(key.name)) return this.#memo.get(key.name) as T;
@@ -292,42 +382,107 @@ export class TargetReader {
     return this.memo(PATHS, () => new Set([...this.fileTable().files.values()].map((f) => f.path)));
   }
 
-  /** The committed text of a file, or null when it is not indexed. */
+  /** The id of an indexed path, or undefined (per generation). */
+  fileId(path: string): number | undefined {
+    return this.memo(FILE_IDS, () => {
+      const ids = new Map<string, number>();
+      for (const file of this.fileTable().files.values()) ids.set(file.path, file.id);
+      return ids;
+    }).get(path);
+  }
+
+  /**
+   * The committed text of a file, or null when it is not indexed. The last
+   * texts read stay decoded (up to `TEXT_CACHE_CHARS`) until the generation moves.
+   */
   fileText(path: string): string | null {
-    const row = this.#get("SELECT text FROM source_files WHERE path = ?", path);
-    return row ? row.text as string : null;
+    const id = this.fileId(path);
+    if (id === undefined) return null;
+    const cached = this.#texts.get(path);
+    if (cached !== undefined) return cached;
+    const row = this.#get("SELECT text FROM file_text WHERE file_id = ?", id);
+    if (!row) return null;
+    const text = unpackText(row.text as Uint8Array);
+    this.#texts.set(path, text);
+    return text;
+  }
+
+  /**
+   * The top-level statement ranges of a file's tree as the indexer found them,
+   * or null (no clean tree, or not indexed).
+   */
+  statementRanges(path: string): TextRange[] | null {
+    const id = this.fileId(path);
+    if (id === undefined) return null;
+    const row = this.#get("SELECT regions FROM file_text WHERE file_id = ?", id);
+    return row?.regions ? unpackRanges(row.regions as Uint8Array) : null;
   }
 
   // ---- chunks and full text ---------------------------------------------------------------
 
-  /** The innermost chunk of a file that covers a line, or null. */
-  chunkAt(fileId: number, line: number): number | null {
-    const row = this.#get(
-      `SELECT id FROM source_chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ?
-        ORDER BY end_line - start_line LIMIT 1`,
-      fileId,
-      line,
-      line,
-    );
-    return row ? Number(row.id) : null;
+  /** Every chunk's place, in id order, held in memory for the generation. */
+  #chunkTable(): ChunkTable {
+    return this.memo(CHUNK_TABLE, () => {
+      const rows = this.#all(
+        "SELECT id, file_id, start_line, end_line, kind, symbol_path FROM source_chunks ORDER BY id",
+      );
+      const table: ChunkTable = {
+        rows: new Map(),
+        ids: new Int32Array(rows.length),
+        fileIds: new Int32Array(rows.length),
+        startLines: new Int32Array(rows.length),
+        endLines: new Int32Array(rows.length),
+        kinds: new Array(rows.length),
+        symbolPaths: new Array(rows.length),
+        byFile: new Map(),
+      };
+      const kinds = new Map<string, string>();
+      rows.forEach((row, at) => {
+        const id = Number(row.id);
+        const fileId = Number(row.file_id);
+        const kind = row.kind as string;
+        if (!kinds.has(kind)) kinds.set(kind, kind);
+        table.rows.set(id, at);
+        table.ids[at] = id;
+        table.fileIds[at] = fileId;
+        table.startLines[at] = Number(row.start_line);
+        table.endLines[at] = Number(row.end_line);
+        table.kinds[at] = kinds.get(kind)!;
+        table.symbolPaths[at] = row.symbol_path as string | null;
+        const own = table.byFile.get(fileId);
+        if (own) own.push(at);
+        else table.byFile.set(fileId, [at]);
+      });
+      return table;
+    });
   }
 
-  /** Chunks by id (in table order), with their file's path. */
+  /** The innermost chunk of a file that covers a line (the first of equals), or null. */
+  chunkAt(fileId: number, line: number): number | null {
+    const table = this.#chunkTable();
+    let best = -1;
+    for (const at of table.byFile.get(fileId) ?? []) {
+      if (table.startLines[at] > line || table.endLines[at] < line) continue;
+      const span = table.endLines[at] - table.startLines[at];
+      if (best < 0 || span < table.endLines[best] - table.startLines[best]) best = at;
+    }
+    return best < 0 ? null : table.ids[best];
+  }
+
+  /** Chunks by id (in id order), with their file's path. */
   chunks(ids: number[]): ChunkEntry[] {
-    if (ids.length === 0) return [];
+    const table = this.#chunkTable();
     const files = this.fileTable().files;
-    return this.#all(
-      `SELECT id, file_id, start_line, end_line, kind, symbol_path FROM source_chunks
-        WHERE id IN (SELECT value FROM json_each(?))`,
-      JSON.stringify(ids),
-    ).map((row) => ({
-      id: Number(row.id),
-      fileId: Number(row.file_id),
-      path: files.get(Number(row.file_id))?.path ?? "",
-      startLine: Number(row.start_line),
-      endLine: Number(row.end_line),
-      kind: row.kind as string,
-      symbolPath: row.symbol_path as string | null,
+    const rows = ids.map((id) => table.rows.get(id)).filter((at) => at !== undefined)
+      .sort((a, b) => a - b);
+    return [...new Set(rows)].map((at) => ({
+      id: table.ids[at],
+      fileId: table.fileIds[at],
+      path: files.get(table.fileIds[at])?.path ?? "",
+      startLine: table.startLines[at],
+      endLine: table.endLines[at],
+      kind: table.kinds[at],
+      symbolPath: table.symbolPaths[at],
     }));
   }
 
@@ -338,17 +493,27 @@ export class TargetReader {
 
   /** The best `limit` chunks for one FTS5 expression, by bm25 (code terms 1, path terms 2). */
   termMatches(expression: string, limit: number): TermMatch[] {
-    return this.#all(
-      `SELECT f.rowid AS id, c.file_id AS file_id, bm25(source_chunks_fts, 1.0, 2.0) AS rank
-         FROM source_chunks_fts f JOIN source_chunks c ON c.id = f.rowid
-        WHERE source_chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
-      expression,
-      limit,
-    ).map((row) => ({
-      chunkId: Number(row.id),
-      fileId: Number(row.file_id),
-      rank: row.rank as number,
-    }));
+    // A common term costs most (bm25 of every chunk holding it) and comes back in many
+    // queries: the last ones stay for the generation.
+    const key = `${limit}\0${expression}`;
+    const cached = this.#termMatches.get(key);
+    if (cached) return cached;
+    const table = this.#chunkTable();
+    const matches: TermMatch[] = [];
+    for (
+      const row of this.#all(
+        `SELECT rowid AS id, bm25(source_chunks_fts, 1.0, 2.0) AS rank FROM source_chunks_fts
+          WHERE source_chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
+        expression,
+        limit,
+      )
+    ) {
+      const at = table.rows.get(Number(row.id));
+      if (at === undefined) continue;
+      matches.push({ chunkId: table.ids[at], fileId: table.fileIds[at], rank: row.rank as number });
+    }
+    this.#termMatches.set(key, matches);
+    return matches;
   }
 
   /**
@@ -392,11 +557,13 @@ export class TargetReader {
 
   /** Where definitions of any of `names` start. */
   definitionSites(names: string[]): DefinitionSite[] {
+    const wanted = new Set(names);
+    // The name index folds case: look up through it, then keep the exact ones.
     return this.#all(
       `SELECT s.name AS name, s.file_id AS file_id, s.start_line AS line
-         FROM code_symbols s WHERE s.name IN (SELECT value FROM json_each(?))`,
+         FROM code_symbols s WHERE s.name COLLATE NOCASE IN (SELECT value FROM json_each(?))`,
       JSON.stringify(names),
-    ).map((row) => ({
+    ).filter((row) => wanted.has(row.name as string)).map((row) => ({
       name: row.name as string,
       fileId: Number(row.file_id),
       line: Number(row.line),
@@ -421,24 +588,39 @@ export class TargetReader {
 
   // ---- grep -------------------------------------------------------------------------------
 
-  /**
-   * Files whose text holds a trigram expression (FTS5 over the committed text,
-   * case-insensitive), or every file when `expression` is null; by path.
-   */
-  trigramCandidates(expression: string | null): CandidateFile[] {
-    const rows = expression === null
-      ? this.#all("SELECT id, path, content_hash FROM source_files ORDER BY path")
-      : this.#all(
-        `SELECT f.id AS id, f.path AS path, f.content_hash AS content_hash FROM source_trigram
-           JOIN source_files f ON f.id = source_trigram.rowid
-          WHERE source_trigram MATCH ? ORDER BY f.path`,
-        expression,
-      );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      path: row.path as string,
-      contentHash: row.content_hash as string,
-    }));
+  /** Every file, by path (grep's candidates when a pattern has no usable term). */
+  allFiles(): CandidateFile[] {
+    return this.#all("SELECT id, path, content_hash FROM source_files ORDER BY path")
+      .map(candidate);
+  }
+
+  /** Ids of the files with a chunk whose code terms hold `term` (one FTS token). */
+  filesWithTerm(term: string): Set<number> {
+    return new Set(
+      this.#all(
+        `SELECT DISTINCT c.file_id AS id FROM source_chunks_fts f
+           JOIN source_chunks c ON c.id = f.rowid WHERE source_chunks_fts MATCH ?`,
+        `terms : "${term.replaceAll('"', '""')}"`,
+      ).map((row) => Number(row.id)),
+    );
+  }
+
+  /** Files whose chunk terms may miss a term of their text: no term prefilter applies. */
+  filesWithoutCompleteTerms(): Set<number> {
+    return new Set(
+      this.#all("SELECT id FROM source_files WHERE terms_complete = 0").map((row) =>
+        Number(row.id)
+      ),
+    );
+  }
+
+  /** The given files, by path. */
+  candidateFiles(ids: Iterable<number>): CandidateFile[] {
+    return this.#all(
+      `SELECT id, path, content_hash FROM source_files
+        WHERE id IN (SELECT value FROM json_each(?)) ORDER BY path`,
+      JSON.stringify([...ids]),
+    ).map(candidate);
   }
 
   // ---- symbols ----------------------------------------------------------------------------
@@ -449,50 +631,75 @@ export class TargetReader {
    * a tier exported first, then shorter qualified names.
    */
   symbolSearch(query: string, kind?: string): Iterable<SymbolMatch> {
-    const escaped = query.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const sql = `
-      SELECT s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.doc,
-             s.exported, f.path, f.language,
-             CASE WHEN s.name = :q OR s.qualified_name = :q THEN 0
-                  WHEN s.name = :q COLLATE NOCASE THEN 1
-                  WHEN s.qualified_name LIKE '%.' || :escaped ESCAPE '\\'
-                    OR s.qualified_name LIKE '%::' || :escaped ESCAPE '\\' THEN 2
-                  ELSE 3 END AS tier
-        ${SYMBOLS_FROM}
-       WHERE (s.name = :q COLLATE NOCASE
-              OR s.name LIKE :escaped || '%' ESCAPE '\\'
-              OR s.qualified_name = :q
-              OR s.qualified_name LIKE '%.' || :escaped ESCAPE '\\'
-              OR s.qualified_name LIKE '%::' || :escaped ESCAPE '\\') ${
-      kind ? "AND s.kind = :kind" : ""
+    // Tiers 0-2 hold only names that end `query` after a separator (a qualified name ends
+    // with its name), or names that hold a separator themselves: both are index lookups.
+    // Tier 3 (a name prefix) streams from the name index in the answer's order.
+    const folded = asciiLower(query);
+    const kindClause = kind ? " AND s.kind = ?" : "";
+    const kindArgs = kind ? [kind] : [];
+    const seen = new Set<string>();
+    const first: SymbolMatch[] = [];
+    const consider = (row: Row) => {
+      const id = row.id as string;
+      if (seen.has(id)) return;
+      const match = symbolMatch(row, query, folded);
+      if (match.tier > 2) return;
+      seen.add(id);
+      first.push(match);
+    };
+    for (const name of boundarySuffixes(query)) {
+      for (
+        const row of this.#all(
+          `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE${kindClause}`,
+          name,
+          ...kindArgs,
+        )
+      ) consider(row);
     }
-       ORDER BY tier, s.exported DESC, length(s.qualified_name)`;
-    const bind: Record<string, string> = { q: query, escaped };
-    if (kind) bind.kind = kind;
-    const rows = this.#db.prepare(sql).iterate(bind) as Iterable<Row>;
+    for (const id of this.#separatedNames()) {
+      for (
+        const row of this.#all(
+          `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM} WHERE s.id = ?${kindClause}`,
+          id,
+          ...kindArgs,
+        )
+      ) consider(row);
+    }
+    first.sort((a, b) =>
+      a.tier - b.tier || Number(b.exported) - Number(a.exported) ||
+      a.qualified.length - b.qualified.length
+    );
+    const prefix = this.#statement(
+      `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM}
+        WHERE s.name LIKE ? ESCAPE '\\'${kindClause}
+        ORDER BY s.exported DESC, length(s.qualified_name)`,
+    );
+    const pattern = `${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return (function* () {
-      for (const row of rows) {
-        yield {
-          id: row.id as string,
-          name: row.name as string,
-          qualified: row.qualified_name as string,
-          kind: row.kind as string,
-          startLine: Number(row.start_line),
-          endLine: Number(row.end_line),
-          signature: row.signature as string | null,
-          doc: row.doc as string | null,
-          exported: Number(row.exported) === 1,
-          path: row.path as string,
-          language: row.language as string | null,
-          tier: Number(row.tier),
-        };
+      yield* first;
+      for (const row of prefix.iterate(pattern, ...kindArgs) as Iterable<Row>) {
+        if (seen.has(row.id as string)) continue;
+        yield symbolMatch(row, query, folded);
       }
     })();
   }
 
+  /** Ids of the definitions whose name holds a separator (`.`, `:` or a backslash), per generation. */
+  #separatedNames(): string[] {
+    return this.memo(SEPARATED_NAMES, () =>
+      this.#all(
+        `SELECT id FROM code_symbols
+          WHERE instr(name, '.') > 0 OR instr(name, ':') > 0 OR instr(name, '\\') > 0`,
+      ).map((row) => row.id as string));
+  }
+
   /** Definitions named exactly `name`. */
   symbolsNamed(name: string): StoredSymbol[] {
-    return this.#symbols(`SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ?`, name);
+    // The name index folds case: look up through it, then keep the exact ones.
+    return this.#symbols(
+      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE`,
+      name,
+    ).filter((symbol) => symbol.name === name);
   }
 
   /** Definitions whose name starts with `prefix`, at most `limit`. */
@@ -512,10 +719,18 @@ export class TargetReader {
 
   /** The definitions of a file, in source order. */
   symbolsInFile(path: string): StoredSymbol[] {
-    return this.#symbols(
-      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE f.path = ? ORDER BY s.start_line, s.start_col`,
-      path,
-    );
+    const id = this.fileId(path);
+    if (id === undefined) return [];
+    let rows = this.#fileSymbols.get(path);
+    if (!rows) {
+      rows = this.#symbols(
+        `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.file_id = ?
+          ORDER BY s.start_line, s.start_col`,
+        id,
+      );
+      this.#fileSymbols.set(path, rows);
+    }
+    return [...rows];
   }
 
   /** Every definition of the given kinds, by path and position (for the quality scripts). */
@@ -538,75 +753,171 @@ export class TargetReader {
 
   /**
    * Every relation of the target counted per file, kind, target, module and
-   * receiver-or-not (the reference graph of a repository map, without sites).
+   * receiver-or-not (the reference graph of a repository map, without sites),
+   * in that order (a missing module first).
    */
   relationCounts(): RelationCount[] {
-    return this.#all(
-      `SELECT file_id, kind, target, module, receiver IS NOT NULL AS member, count(*) AS n
-         FROM code_relations GROUP BY file_id, kind, target, module, member`,
-    ).map((row) => ({
-      fileId: Number(row.file_id),
-      kind: row.kind as string,
-      target: row.target as string,
-      module: row.module as string | null,
-      member: Number(row.member) === 1,
-      count: Number(row.n),
-    }));
+    const ids = this.#all("SELECT id FROM source_files WHERE relation_count > 0 ORDER BY id")
+      .map((row) => Number(row.id));
+    const out: RelationCount[] = [];
+    for (const fileId of ids) {
+      const counts = new Map<string, RelationCount>();
+      for (const row of this.#relations.get(fileId) ?? this.#unpackedRelations(fileId)) {
+        const member = row.receiver !== null;
+        const key = `${row.kind}\0${row.target}\0${row.module ?? "\u0001"}\0${member}`;
+        const entry = counts.get(key);
+        if (entry) entry.count++;
+        else {
+          counts.set(key, {
+            fileId,
+            kind: row.kind,
+            target: row.target,
+            module: row.module,
+            member,
+            count: 1,
+          });
+        }
+      }
+      out.push(
+        ...[...counts.values()].sort((a, b) =>
+          compare(a.kind, b.kind) || compare(a.target, b.target) ||
+          (a.module === null ? (b.module === null ? 0 : -1) : b.module === null ? 1 : 0) ||
+          compare(a.module ?? "", b.module ?? "") || Number(a.member) - Number(b.member)
+        ),
+      );
+    }
+    return out;
   }
 
-  /** Relations whose written target is one of `names`. */
+  /** Relations whose written target is one of `names`, by target, kind, path and position. */
   relationsTargeting(names: string[]): StoredRelation[] {
     if (names.length === 0) return [];
-    const marks = names.map(() => "?").join(", ");
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE r.target IN (${marks})`,
-      ...names,
+    const wanted = new Set(names);
+    const rows = this.#relationsOfFiles(
+      this.#postings(names),
+      (row) => wanted.has(row.target),
+    );
+    return rows.sort((a, b) =>
+      compare(a.target, b.target) || compare(a.kind, b.kind) || compare(a.path, b.path) ||
+      a.startLine - b.startLine || a.startCol - b.startCol
     );
   }
 
   /** Relations of a file (any kind), in source order. */
   relationsInFile(path: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE f.path = ?
-        ORDER BY r.start_line, r.start_col`,
-      path,
-    );
+    return this.#relationsOfPath(path);
   }
 
   /** Relations written inside a symbol of a file, in source order. */
   relationsFrom(symbolId: string, path: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE r.from_symbol = ? AND f.path = ?
-        ORDER BY r.start_line, r.start_col`,
-      symbolId,
-      path,
-    );
+    return this.#relationsOfPath(path, (row) => row.fromSymbol === symbolId);
   }
 
-  /** The import relations of a file (its bindings). */
+  /**
+   * The import relations of a file (its bindings). Resolution asks this of
+   * every file holding a reference, so only the import rows are made and kept.
+   */
   importsOfFile(path: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE f.path = ? AND r.kind = 'imports'`,
-      path,
-    );
+    const id = this.fileId(path);
+    const file = id === undefined ? undefined : this.fileTable().files.get(id);
+    if (id === undefined || !file) return [];
+    let rows = this.#imports.get(id);
+    if (!rows) {
+      const isImport: RelationFilter = (row) => row.kind === "imports";
+      const whole = this.#relations.get(id);
+      rows = whole
+        ? whole.filter((row) =>
+          isImport({ kind: row.kind, target: row.target, fromSymbol: row.from_symbol })
+        )
+        : this.#unpackedRelations(id, isImport);
+      this.#imports.set(id, rows);
+    }
+    return rows.map((row) => storedRelation(row, file));
   }
 
   /** Import relations naming `name` with an alias (`import { name as alias }`). */
   aliasesOf(name: string): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM}
-        WHERE r.target = ? AND r.kind = 'imports' AND r.alias IS NOT NULL`,
-      name,
+    return this.#relationsOfFiles(
+      this.#postings([name]),
+      (row) => row.target === name && row.kind === "imports",
+    ).filter((row) => row.alias !== null);
+  }
+
+  /**
+   * Every relation of the given kinds (of every kind without `kinds`), by path
+   * and position (for the quality scripts and tests).
+   */
+  relationsOfKinds(kinds?: readonly string[]): StoredRelation[] {
+    const wanted = kinds ? new Set(kinds) : null;
+    const ids = this.#all("SELECT id FROM source_files WHERE relation_count > 0")
+      .map((row) => Number(row.id));
+    return this.#relationsOfFiles(ids, wanted ? (row) => wanted.has(row.kind) : undefined).sort((
+      a,
+      b,
+    ) =>
+      compare(a.path, b.path) || a.startLine - b.startLine || a.startCol - b.startCol ||
+      compare(a.target, b.target)
     );
   }
 
-  /** Every relation of the given kinds, by path and position (for the quality scripts). */
-  relationsOfKinds(kinds: string[]): StoredRelation[] {
-    return this.#relations(
-      `SELECT ${RELATION_COLUMNS} ${RELATIONS_FROM} WHERE r.kind IN (SELECT value FROM json_each(?))
-        ORDER BY f.path, r.start_line, r.start_col, r.target`,
-      JSON.stringify(kinds),
-    );
+  /** Ids of the files that write a relation to any of `names`. */
+  #postings(names: string[]): number[] {
+    return this.#all(
+      `SELECT DISTINCT file_id FROM relation_targets
+        WHERE name IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(names),
+    ).map((row) => Number(row.file_id));
+  }
+
+  #relationsOfPath(path: string, keep?: RelationFilter): StoredRelation[] {
+    const id = this.fileId(path);
+    return id === undefined ? [] : this.#relationsOfFiles([id], keep);
+  }
+
+  /**
+   * The packed relations of files, unpacked (only the rows `keep` wants), with
+   * their file. One file's rows are read whole and kept (a walk comes back to
+   * the same file); across many files (every file naming a target) only the
+   * wanted rows are made, and only files already kept are read from memory.
+   */
+  #relationsOfFiles(ids: Iterable<number>, keep?: RelationFilter): StoredRelation[] {
+    const files = this.fileTable().files;
+    const list = [...ids];
+    const out: StoredRelation[] = [];
+    for (const id of list) {
+      const file = files.get(id);
+      if (!file) continue;
+      const cached = list.length === 1 ? this.#fileRelations(id) : this.#relations.get(id);
+      const rows = cached ?? this.#unpackedRelations(id, keep);
+      for (const relation of rows) {
+        if (
+          cached && keep &&
+          !keep({ kind: relation.kind, target: relation.target, fromSymbol: relation.from_symbol })
+        ) continue;
+        out.push(storedRelation(relation, file));
+      }
+    }
+    return out;
+  }
+
+  /** The rows of a file's packed relations that `keep` wants, not kept. */
+  #unpackedRelations(fileId: number, keep?: RelationFilter): RelationRow[] {
+    const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", fileId);
+    return row ? unpackRelations(row.data as Uint8Array, keep) : [];
+  }
+
+  /**
+   * Every relation of a file, unpacked; the files read last stay unpacked (up to
+   * `ROW_CACHE` rows) until the generation moves (callers look the
+   * file up in `fileTable()` first, which notices a new generation), since a
+   * walk over the graph comes back to the same files.
+   */
+  #fileRelations(fileId: number): RelationRow[] {
+    const cached = this.#relations.get(fileId);
+    if (cached) return cached;
+    const rows = this.#unpackedRelations(fileId);
+    this.#relations.set(fileId, rows);
+    return rows;
   }
 
   // ---- status -----------------------------------------------------------------------------
@@ -620,7 +931,7 @@ export class TargetReader {
       files: count("SELECT count(*) AS n FROM source_files"),
       chunks: count("SELECT count(*) AS n FROM source_chunks"),
       symbols: count("SELECT count(*) AS n FROM code_symbols"),
-      relations: count("SELECT count(*) AS n FROM code_relations"),
+      relations: count("SELECT coalesce(sum(relation_count), 0) AS n FROM source_files"),
       bytes: count("SELECT coalesce(sum(size), 0) AS n FROM source_files"),
       languages: grouped(
         "SELECT language AS k, count(*) AS n FROM source_files GROUP BY language",
@@ -634,10 +945,7 @@ export class TargetReader {
   /** Per file id, the rows of one table it owns. */
   perFileCounts(table: PerFileTable): Map<number, number> {
     return new Map(
-      this.#all(
-        `SELECT file_id AS id, count(*) AS n FROM ${PER_FILE_TABLES[table]} GROUP BY file_id`,
-      )
-        .map((row) => [Number(row.id), Number(row.n)]),
+      this.#all(PER_FILE_COUNTS[table]).map((row) => [Number(row.id), Number(row.n)]),
     );
   }
 
@@ -703,23 +1011,85 @@ export class TargetReader {
       doc: row.doc as string | null,
     }));
   }
+}
 
-  #relations(sql: string, ...args: (string | number)[]): StoredRelation[] {
-    return this.#all(sql, ...args).map((row) => ({
-      path: row.path as string,
-      language: row.language as string | null,
-      kind: row.kind as string,
-      fromSymbol: row.from_symbol as string | null,
-      target: row.target as string,
-      receiver: row.receiver as string | null,
-      module: row.module as string | null,
-      alias: row.alias as string | null,
-      startLine: Number(row.start_line),
-      startCol: Number(row.start_col),
-      endLine: Number(row.end_line),
-      endCol: Number(row.end_col),
-    }));
+/**
+ * A workspace symbol match and its tier: 0 exact name or qualified name, 1 name
+ * ignoring (ASCII) case, 2 qualified name ending with `.query` or `::query`
+ * ignoring case, 3 anything else (a name prefix).
+ */
+function symbolMatch(row: Row, query: string, folded: string): SymbolMatch {
+  const name = row.name as string;
+  const qualified = row.qualified_name as string;
+  const foldedQualified = asciiLower(qualified);
+  const tier = name === query || qualified === query
+    ? 0
+    : asciiLower(name) === folded
+    ? 1
+    : foldedQualified.endsWith(`.${folded}`) || foldedQualified.endsWith(`::${folded}`)
+    ? 2
+    : 3;
+  return {
+    id: row.id as string,
+    name,
+    qualified,
+    kind: row.kind as string,
+    startLine: Number(row.start_line),
+    endLine: Number(row.end_line),
+    signature: row.signature as string | null,
+    doc: row.doc as string | null,
+    exported: Number(row.exported) === 1,
+    path: row.path as string,
+    language: row.language as string | null,
+    tier,
+  };
+}
+
+/**
+ * `query` and every tail of it that starts after a non-word character: the
+ * names a definition can have when its qualified name is `query` or ends with
+ * `.query` / `::query` (qualified names join names with `.`, `::` or a backslash).
+ */
+function boundarySuffixes(query: string): string[] {
+  const tails = [query];
+  for (let i = 1; i < query.length; i++) {
+    if (!/[\p{L}\p{N}_$]/u.test(query[i - 1])) tails.push(query.slice(i));
   }
+  return [...new Set(tails)].slice(0, MAX_TAILS);
+}
+
+/** Tails of a symbol query looked up at most (a query of punctuation has many). */
+const MAX_TAILS = 32;
+
+/** Lower case for ASCII letters only, as SQLite's NOCASE and LIKE fold case. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+function candidate(row: Row): CandidateFile {
+  return { id: Number(row.id), path: row.path as string, contentHash: row.content_hash as string };
+}
+
+function storedRelation(row: RelationRow, file: FileEntry): StoredRelation {
+  return {
+    path: file.path,
+    language: file.language,
+    kind: row.kind,
+    fromSymbol: row.from_symbol,
+    target: row.target,
+    receiver: row.receiver,
+    module: row.module,
+    alias: row.alias,
+    startLine: row.start_line,
+    startCol: row.start_col,
+    endLine: row.end_line,
+    endCol: row.end_col,
+  };
+}
+
+/** Code-unit order, as SQLite's default collation orders text. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The sum of the SQLite varints in a blob (an FTS5 document size: one varint per column). */

@@ -54,3 +54,29 @@ export interface ParseOutput {
   /** True when the tree was too broken to trust: keep the last good rows instead. */
   failed: boolean;
 }
+
+/** A chunk as stored: its row and the int8 hashing vector of its terms (`engine/vector.ts`). */
+export interface StoredChunk extends ChunkRow {
+  vector: Uint8Array;
+}
+
+/**
+ * A parsed file in the form the target keeps it, made in the parse Worker so
+ * the single writer only inserts: packed relations, compressed text, packed
+ * statement ranges and chunk vectors.
+ */
+export interface FileRows {
+  symbols: SymbolRow[];
+  chunks: StoredChunk[];
+  /** `relation_pack.ts`: the packed rows, their distinct targets and their count. */
+  relations: { data: Uint8Array; targets: string[]; count: number };
+  /** The committed text: deflate-raw of its UTF-8 bytes (`packing.ts` `packText`). */
+  text: Uint8Array;
+  /** Top-level statement ranges of a clean tree (`packing.ts` `packRanges`), else null. */
+  regions: Uint8Array | null;
+  /** Every code term of the text is in its chunks' terms (grep may prefilter by them). */
+  termsComplete: boolean;
+  diagnostics: string[];
+  /** True when the tree was too broken to trust: keep the last good rows instead. */
+  failed: boolean;
+}

@@ -12,6 +12,14 @@
  *   2 — chunk_vectors (one vector per chunk content hash and model id, so an
  *       unchanged chunk is never vectorized again) replaces source_chunks.vector;
  *       source_chunks_vocab (fts5vocab) gives query terms their document frequency.
+ *   3 — packed, for size and write speed: the committed text moves to file_text
+ *       (deflate-raw of the UTF-8 bytes, beside the top-level statement ranges grep
+ *       parses); relations are one packed BLOB per file (file_relations) plus a
+ *       (target name → file) posting table (relation_targets); vectors are int8 with
+ *       a float scale in a rowid table keyed by an integer chunk content hash; the
+ *       trigram index is gone (grep's prefilter uses the chunk FTS terms, and
+ *       source_files.terms_complete says where it may); code_symbols loses its
+ *       qualified-name index.
  *
  * Pipeline changelog:
  *   1 — tree-sitter tags queries for TypeScript, TSX, JavaScript and Python;
@@ -27,9 +35,11 @@
  *       rewritten for them), TypeScript call signatures on their own lines parsed,
  *       C# file-scoped namespaces own the file's types; Python modules named from
  *       the package roots a repository's manifests declare (a `src/` layout).
+ *   5 — the parse Worker makes the stored form (packed relations, compressed text,
+ *       statement ranges, int8 hashing vectors, whether chunk terms cover the text).
  */
-export const SCHEMA_VERSION = 2;
-export const PIPELINE_VERSION = 4;
+export const SCHEMA_VERSION = 3;
+export const PIPELINE_VERSION = 5;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
@@ -37,6 +47,9 @@ CREATE TABLE meta (
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 
+-- terms_complete: every code term of the text is in the file's chunk FTS terms (every
+-- non-blank line is in a chunk and no chunk boundary cuts a word), so grep may skip a file
+-- whose chunks lack a term of its pattern.
 CREATE TABLE source_files (
   id INTEGER PRIMARY KEY,
   path TEXT NOT NULL UNIQUE,
@@ -48,12 +61,20 @@ CREATE TABLE source_files (
   parser TEXT NOT NULL,
   capability TEXT NOT NULL CHECK (capability IN ('graph', 'search')),
   line_count INTEGER NOT NULL,
-  text TEXT NOT NULL
+  relation_count INTEGER NOT NULL DEFAULT 0,
+  terms_complete INTEGER NOT NULL DEFAULT 0
+);
+
+-- The committed text (deflate-raw of its UTF-8 bytes) and the top-level statement ranges of
+-- its tree (packed; null without a clean tree).
+CREATE TABLE file_text (
+  file_id INTEGER PRIMARY KEY REFERENCES source_files(id) ON DELETE CASCADE,
+  text BLOB NOT NULL,
+  regions BLOB
 );
 
 CREATE TABLE source_chunks (
   id INTEGER PRIMARY KEY,
-  chunk_key TEXT NOT NULL,
   file_id INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
@@ -61,7 +82,8 @@ CREATE TABLE source_chunks (
   end_byte INTEGER NOT NULL,
   kind TEXT NOT NULL,
   symbol_path TEXT,
-  content_hash TEXT NOT NULL
+  -- The first 52 bits of the chunk text's SHA-256.
+  content_hash INTEGER NOT NULL
 );
 CREATE INDEX source_chunks_file ON source_chunks(file_id);
 CREATE INDEX source_chunks_hash ON source_chunks(content_hash);
@@ -73,17 +95,15 @@ CREATE VIRTUAL TABLE source_chunks_fts USING fts5(
 
 CREATE VIRTUAL TABLE source_chunks_vocab USING fts5vocab(source_chunks_fts, row);
 
--- Vectors per chunk content hash and model (the hashing vectorizer's id, or a provider's).
+-- Vectors per chunk content hash and model (the hashing vectorizer's id, or a provider's):
+-- a float32 scale, then one int8 per dimension.
 CREATE TABLE chunk_vectors (
-  content_hash TEXT NOT NULL,
+  id INTEGER PRIMARY KEY,
+  content_hash INTEGER NOT NULL,
   model TEXT NOT NULL,
-  vector BLOB NOT NULL,
-  PRIMARY KEY (content_hash, model)
-) WITHOUT ROWID;
-
-CREATE VIRTUAL TABLE source_trigram USING fts5(
-  text, content = 'source_files', content_rowid = 'id', tokenize = 'trigram'
+  vector BLOB NOT NULL
 );
+CREATE UNIQUE INDEX chunk_vectors_key ON chunk_vectors(content_hash, model);
 
 CREATE TABLE code_symbols (
   id TEXT PRIMARY KEY,
@@ -102,25 +122,20 @@ CREATE TABLE code_symbols (
 ) WITHOUT ROWID;
 CREATE INDEX code_symbols_file ON code_symbols(file_id);
 CREATE INDEX code_symbols_name ON code_symbols(name COLLATE NOCASE);
-CREATE INDEX code_symbols_qualified ON code_symbols(qualified_name);
 
-CREATE TABLE code_relations (
-  id INTEGER PRIMARY KEY,
-  file_id INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,
-  kind TEXT NOT NULL,
-  from_symbol TEXT,
-  target TEXT NOT NULL,
-  receiver TEXT,
-  module TEXT,
-  alias TEXT,
-  start_line INTEGER NOT NULL,
-  start_col INTEGER NOT NULL,
-  end_line INTEGER NOT NULL,
-  end_col INTEGER NOT NULL
+-- Every relation of a file, packed (store/relation_pack.ts).
+CREATE TABLE file_relations (
+  file_id INTEGER PRIMARY KEY REFERENCES source_files(id) ON DELETE CASCADE,
+  data BLOB NOT NULL
 );
-CREATE INDEX code_relations_file ON code_relations(file_id);
-CREATE INDEX code_relations_target ON code_relations(target, kind);
-CREATE INDEX code_relations_from ON code_relations(from_symbol);
+
+-- Which files write a relation to a target name. Kept by the writer from the packed rows
+-- it replaces (no file_id index: a file's names are in its packed relations).
+CREATE TABLE relation_targets (
+  name TEXT NOT NULL,
+  file_id INTEGER NOT NULL,
+  PRIMARY KEY (name, file_id)
+) WITHOUT ROWID;
 
 CREATE TABLE index_errors (
   path TEXT PRIMARY KEY,
@@ -130,18 +145,8 @@ CREATE TABLE index_errors (
   last_seen TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- The FTS projections follow their owners; cascaded deletes fire these too.
+-- The FTS projection follows its owner; cascaded deletes fire this too.
 CREATE TRIGGER source_chunks_fts_delete AFTER DELETE ON source_chunks BEGIN
   DELETE FROM source_chunks_fts WHERE rowid = old.id;
-END;
-CREATE TRIGGER source_trigram_insert AFTER INSERT ON source_files BEGIN
-  INSERT INTO source_trigram(rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER source_trigram_delete AFTER DELETE ON source_files BEGIN
-  INSERT INTO source_trigram(source_trigram, rowid, text) VALUES ('delete', old.id, old.text);
-END;
-CREATE TRIGGER source_trigram_update AFTER UPDATE OF text ON source_files BEGIN
-  INSERT INTO source_trigram(source_trigram, rowid, text) VALUES ('delete', old.id, old.text);
-  INSERT INTO source_trigram(rowid, text) VALUES (new.id, new.text);
 END;
 `;

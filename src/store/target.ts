@@ -50,8 +50,9 @@ function configure(db: DatabaseSync, readOnly: boolean): void {
     db.exec("PRAGMA synchronous = NORMAL");
   }
   db.exec("PRAGMA foreign_keys = ON");
-  // A refresh is one transaction: a large page cache keeps it from spilling mid-way.
-  db.exec(`PRAGMA cache_size = ${readOnly ? -32_000 : -262_144}`);
+  // A refresh is one transaction: the writer's cache holds its hot pages (the b-tree
+  // interiors and the FTS segments being built); what spills goes to the WAL, unseen.
+  db.exec(`PRAGMA cache_size = ${readOnly ? -4_096 : -32_768}`);
 }
 
 /** Checks that an open database is a target this build can read. */
@@ -103,7 +104,9 @@ export function openTargetReader(
     db = new DatabaseSync(location.databasePath, { readOnly: true });
     configure(db, true);
     const problem = checkTarget(db);
-    if (problem === null) return { reader: new TargetReader(db), problem: null };
+    if (problem === null) {
+      return { reader: new TargetReader(db, location.databasePath), problem: null };
+    }
     db.close();
     return { reader: null, problem };
   } catch {

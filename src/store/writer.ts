@@ -1,8 +1,10 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { StoredFile } from "../engine/plan.ts";
-import { HASH_MODEL_ID, hashVector, termCounts, vectorToBytes } from "../engine/vector.ts";
+import { HASH_MODEL_ID, quantizedBytes } from "../engine/vector.ts";
 import { readMeta, writeMeta } from "./meta.ts";
-import type { ParseOutput } from "./records.ts";
+import { contentKey, unpackText } from "./packing.ts";
+import { packedTargets } from "./relation_pack.ts";
+import type { FileRows } from "./records.ts";
 
 export interface FileRecord {
   path: string;
@@ -14,46 +16,50 @@ export interface FileRecord {
   parser: string;
   capability: "graph" | "search";
   lineCount: number;
-  text: string;
-  output: ParseOutput;
+  /** The file's rows as the parse Worker packed them. */
+  rows: FileRows;
 }
 
-/** A chunk content to embed: its hash and where its bytes are in a file's text. */
+/** A chunk content to embed: its content key and its text. */
 export interface ChunkSource {
-  hash: string;
-  /** Byte offsets into `text` (UTF-8). */
-  start: number;
-  end: number;
+  hash: number;
   text: string;
 }
 
 /**
  * The single writer of a target. Every change of one refresh happens inside
  * one transaction, so readers see either the old generation or the new one.
+ * The parse Workers hand it rows already packed: per file it inserts one file
+ * row, its text, its packed relations with their target postings, its symbols
+ * and its chunks (with their FTS terms and any vector not stored yet).
  */
 export class TargetWriter {
   readonly #db: DatabaseSync;
   readonly #statements: Record<string, StatementSync>;
   #open = false;
   changed = false;
-  /** Hashing vectors computed in this refresh, and chunks whose stored vector was reused. */
+  /** Content hashes of chunks removed in this transaction: their vectors may be orphans. */
+  readonly #removedHashes = new Set<number>();
+  /** Hashing vectors stored in this refresh, and chunks whose stored vector was reused. */
   readonly vectors = { computed: 0, reused: 0 };
 
   constructor(db: DatabaseSync) {
     this.#db = db;
     const prepare = (sql: string) => db.prepare(sql);
     this.#statements = {
-      deleteFile: prepare("DELETE FROM source_files WHERE path = ?"),
+      fileId: prepare("SELECT id FROM source_files WHERE path = ?"),
+      relationsOf: prepare("SELECT data FROM file_relations WHERE file_id = ?"),
+      deletePosting: prepare("DELETE FROM relation_targets WHERE name = ? AND file_id = ?"),
+      deleteFile: prepare("DELETE FROM source_files WHERE id = ?"),
       insertFile: prepare(
         `INSERT INTO source_files(path, fingerprint, content_hash, size, mtime_ms, language, parser,
-          capability, line_count, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          capability, line_count, relation_count, terms_complete)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
+      insertText: prepare("INSERT INTO file_text(file_id, text, regions) VALUES (?, ?, ?)"),
       insertChunk: prepare(
-        `INSERT INTO source_chunks(chunk_key, file_id, start_line, end_line, start_byte, end_byte,
-          kind, symbol_path, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      hasVector: prepare(
-        "SELECT 1 AS present FROM chunk_vectors WHERE content_hash = ? AND model = ?",
+        `INSERT INTO source_chunks(file_id, start_line, end_line, start_byte, end_byte, kind,
+          symbol_path, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertVector: prepare(
         "INSERT OR IGNORE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
@@ -61,9 +67,10 @@ export class TargetWriter {
       replaceVector: prepare(
         "INSERT OR REPLACE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
       ),
-      dropOrphanVectors: prepare(
-        `DELETE FROM chunk_vectors WHERE NOT EXISTS
-          (SELECT 1 FROM source_chunks c WHERE c.content_hash = chunk_vectors.content_hash)`,
+      chunkHashesOf: prepare("SELECT DISTINCT content_hash FROM source_chunks WHERE file_id = ?"),
+      dropVectorIfOrphan: prepare(
+        `DELETE FROM chunk_vectors WHERE content_hash = ? AND NOT EXISTS
+          (SELECT 1 FROM source_chunks c WHERE c.content_hash = ?)`,
       ),
       insertFts: prepare("INSERT INTO source_chunks_fts(rowid, terms, path) VALUES (?, ?, ?)"),
       insertSymbol: prepare(
@@ -71,9 +78,9 @@ export class TargetWriter {
           start_col, end_line, end_col, signature, doc, parent_id, exported)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      insertRelation: prepare(
-        `INSERT INTO code_relations(file_id, kind, from_symbol, target, receiver, module, alias,
-          start_line, start_col, end_line, end_col) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertRelations: prepare("INSERT INTO file_relations(file_id, data) VALUES (?, ?)"),
+      insertPosting: prepare(
+        "INSERT OR IGNORE INTO relation_targets(name, file_id) VALUES (?, ?)",
       ),
       touch: prepare("UPDATE source_files SET size = ?, mtime_ms = ? WHERE path = ?"),
       upsertError: prepare(
@@ -103,22 +110,37 @@ export class TargetWriter {
   }
 
   /**
-   * One chunk per content hash that has no vector for `model` yet: its byte
-   * range in the committed text of a file holding it.
+   * One chunk per content hash that has no vector for `model` yet, with its
+   * text (cut from the committed text of a file holding it).
    */
   chunksWithoutVector(model: string): ChunkSource[] {
-    return this.#db.prepare(
-      `SELECT c.content_hash AS hash, c.start_byte AS start, c.end_byte AS end, f.text AS text
-         FROM source_chunks c JOIN source_files f ON f.id = c.file_id
+    const rows = this.#db.prepare(
+      `SELECT c.content_hash AS hash, c.file_id AS file_id, c.start_byte AS start,
+              c.end_byte AS end
+         FROM source_chunks c
         WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v
                            WHERE v.content_hash = c.content_hash AND v.model = ?)
-        GROUP BY c.content_hash`,
-    ).all(model).map((row) => ({
-      hash: row.hash as string,
-      start: Number(row.start),
-      end: Number(row.end),
-      text: row.text as string,
-    }));
+        GROUP BY c.content_hash ORDER BY c.file_id`,
+    ).all(model);
+    const text = this.#db.prepare("SELECT text FROM file_text WHERE file_id = ?");
+    const encoder = new TextEncoder();
+    const decoder = new TextDecoder();
+    const sources: ChunkSource[] = [];
+    let fileId = -1;
+    let bytes = new Uint8Array(0);
+    for (const row of rows) {
+      if (Number(row.file_id) !== fileId) {
+        fileId = Number(row.file_id);
+        const packed = text.get(fileId)?.text as Uint8Array | undefined;
+        bytes = encoder.encode(packed ? unpackText(packed) : "");
+      }
+      // Chunk offsets are bytes of the committed text.
+      sources.push({
+        hash: Number(row.hash),
+        text: decoder.decode(bytes.subarray(Number(row.start), Number(row.end))),
+      });
+    }
+    return sources;
   }
 
   /** How many distinct chunk contents the target holds. */
@@ -129,8 +151,8 @@ export class TargetWriter {
   }
 
   /** Stores (or replaces) the vector of a chunk content for a model. */
-  storeVector(contentHash: string, model: string, vector: Float32Array): void {
-    this.#statements.replaceVector.run(contentHash, model, vectorToBytes(vector));
+  storeVector(contentHash: number, model: string, vector: Float32Array): void {
+    this.#statements.replaceVector.run(contentHash, model, quantizedBytes(vector));
   }
 
   /** Takes the write lock (single-flight across processes) and opens the transaction. */
@@ -158,9 +180,13 @@ export class TargetWriter {
     }]));
   }
 
-  /** Paths that currently have an `index_errors` row. */
-  errorPaths(): Set<string> {
-    const rows = this.#db.prepare("SELECT path FROM index_errors").all() as { path: string }[];
+  /**
+   * Paths whose `index_errors` row may clear on a retry: every error but a
+   * syntax report (the same bytes and parser report the same syntax errors).
+   */
+  retryPaths(): Set<string> {
+    const rows = this.#db.prepare("SELECT path FROM index_errors WHERE stage <> 'syntax'")
+      .all() as { path: string }[];
     return new Set(rows.map((row) => row.path));
   }
 
@@ -173,14 +199,15 @@ export class TargetWriter {
     try {
       this.#replaceFileRows(record);
     } catch (error) {
-      this.#statements.deleteFile.run(record.path);
+      this.#removeFile(record.path);
       throw error;
     }
   }
 
   #replaceFileRows(record: FileRecord): void {
     const s = this.#statements;
-    s.deleteFile.run(record.path);
+    const rows = record.rows;
+    this.#removeFile(record.path);
     const fileId = Number(
       s.insertFile.run(
         record.path,
@@ -192,12 +219,15 @@ export class TargetWriter {
         record.parser,
         record.capability,
         record.lineCount,
-        record.text,
+        rows.relations.count,
+        rows.termsComplete ? 1 : 0,
       ).lastInsertRowid,
     );
-    for (const chunk of record.output.chunks) {
+    s.insertText.run(fileId, rows.text, rows.regions);
+    const pathTerms = record.path.replace(/[/._-]+/g, " ");
+    for (const chunk of rows.chunks) {
+      const hash = contentKey(chunk.content_hash);
       const chunkId = s.insertChunk.run(
-        chunk.chunk_key,
         fileId,
         chunk.start_line,
         chunk.end_line,
@@ -205,12 +235,16 @@ export class TargetWriter {
         chunk.end_byte,
         chunk.kind,
         chunk.symbol_path,
-        chunk.content_hash,
+        hash,
       ).lastInsertRowid;
-      s.insertFts.run(chunkId, chunk.terms, record.path.replace(/[/._-]+/g, " "));
-      this.#storeVector(chunk.content_hash, chunk.terms);
+      s.insertFts.run(chunkId, chunk.terms, pathTerms);
+      if (Number(s.insertVector.run(hash, HASH_MODEL_ID, chunk.vector).changes) > 0) {
+        this.vectors.computed++;
+      } else {
+        this.vectors.reused++;
+      }
     }
-    for (const symbol of record.output.symbols) {
+    for (const symbol of rows.symbols) {
       s.insertSymbol.run(
         symbol.id,
         fileId,
@@ -227,40 +261,31 @@ export class TargetWriter {
         symbol.exported ? 1 : 0,
       );
     }
-    for (const relation of record.output.relations) {
-      s.insertRelation.run(
-        fileId,
-        relation.kind,
-        relation.from_symbol,
-        relation.target,
-        relation.receiver,
-        relation.module,
-        relation.alias,
-        relation.start_line,
-        relation.start_col,
-        relation.end_line,
-        relation.end_col,
-      );
+    if (rows.relations.count > 0) {
+      s.insertRelations.run(fileId, rows.relations.data);
+      for (const target of rows.relations.targets) s.insertPosting.run(target, fileId);
     }
   }
 
-  /** Stores the hashing vector of a chunk unless one is stored for its content hash already. */
-  #storeVector(contentHash: string, terms: string): void {
-    if (this.#statements.hasVector.get(contentHash, HASH_MODEL_ID)) {
-      this.vectors.reused++;
-      return;
+  /** Removes a file's rows: its postings by hand, everything else by cascade. */
+  #removeFile(path: string): void {
+    const s = this.#statements;
+    const row = s.fileId.get(path) as { id: number } | undefined;
+    if (!row) return;
+    const fileId = Number(row.id);
+    const packed = s.relationsOf.get(fileId) as { data: Uint8Array } | undefined;
+    if (packed) {
+      for (const target of packedTargets(packed.data)) s.deletePosting.run(target, fileId);
     }
-    this.#statements.insertVector.run(
-      contentHash,
-      HASH_MODEL_ID,
-      vectorToBytes(hashVector(termCounts(terms))),
-    );
-    this.vectors.computed++;
+    for (const row of s.chunkHashesOf.all(fileId)) {
+      this.#removedHashes.add(Number(row.content_hash));
+    }
+    s.deleteFile.run(fileId);
   }
 
-  /** Removes a file and, by cascade, its chunks, FTS rows, symbols and relations. */
+  /** Removes a file and, by cascade, its text, chunks, FTS rows, symbols and relations. */
   deleteFile(path: string): void {
-    this.#statements.deleteFile.run(path);
+    this.#removeFile(path);
     this.#statements.clearError.run(path);
     this.changed = true;
   }
@@ -289,7 +314,7 @@ export class TargetWriter {
       if (this.changed) {
         generation++;
         // Vectors of chunks that no longer exist go; those still referenced stay for reuse.
-        this.#statements.dropOrphanVectors.run();
+        for (const hash of this.#removedHashes) this.#statements.dropVectorIfOrphan.run(hash, hash);
       }
       writeMeta(this.#db, "generation", generation);
       writeMeta(this.#db, "head", meta.head ?? "");
@@ -301,10 +326,12 @@ export class TargetWriter {
     }
     this.#db.exec("COMMIT");
     this.#open = false;
+    this.#removedHashes.clear();
     return generation;
   }
 
   rollback(): void {
+    this.#removedHashes.clear();
     if (!this.#open) return;
     this.#open = false;
     try {

@@ -63,7 +63,7 @@ export function visibleView(reader: TargetReader, rule: PathRule): VisibleView {
 
 function computeView(reader: TargetReader, rule: PathRule): VisibleView {
   const table = reader.fileTable();
-  const hashes = new Map(reader.trigramCandidates(null).map((file) => [file.id, file]));
+  const hashes = new Map(reader.allFiles().map((file) => [file.id, file]));
   const files = new Set<number>();
   const paths = new Set<string>();
   const parts: string[] = [];

@@ -1,0 +1,109 @@
+/**
+ * A parsed file turned into the form its target stores, inside the parse
+ * Worker so the single writer only inserts: relations packed, text compressed,
+ * the tree's top-level statement ranges packed, a hashing vector per chunk,
+ * and whether the chunk terms cover every code term of the text.
+ */
+import type { Node } from "web-tree-sitter";
+import { hashVector, quantizedBytes, termCounts } from "../engine/vector.ts";
+import { packRanges, packText, type TextRange } from "../store/packing.ts";
+import { packRelations } from "../store/relation_pack.ts";
+import type { ChunkRow, FileRows, ParseOutput } from "../store/records.ts";
+
+/** The stored form of one parsed file. `bytes` are the UTF-8 bytes of `text`. */
+export function fileRows(options: {
+  output: ParseOutput;
+  text: string;
+  bytes: Uint8Array;
+  /** The root of a tree of `text`, when it was parsed with structure. */
+  root?: Node | null;
+}): FileRows {
+  const { output, text, bytes, root } = options;
+  return {
+    symbols: output.symbols,
+    chunks: output.chunks.map((chunk) => ({
+      ...chunk,
+      vector: quantizedBytes(hashVector(termCounts(chunk.terms))),
+    })),
+    relations: packRelations(output.relations),
+    text: packText(text),
+    regions: root && !root.hasError ? packRanges(topLevelRanges(root, text)) : null,
+    termsComplete: chunksCoverText(bytes, output.chunks),
+    diagnostics: output.diagnostics,
+    failed: output.failed,
+  };
+}
+
+/**
+ * The ranges of a tree's top-level statements. Each runs to the end of its
+ * last line (a parser must see the line break that ends it), and statements
+ * sharing a line are merged. Every match of a structural pattern lies inside
+ * one of them, and each parses alone as it does in its file.
+ */
+export function topLevelRanges(root: Node, text: string): TextRange[] {
+  const ranges: TextRange[] = [];
+  for (const child of root.children) {
+    if (!child) continue;
+    const lineEnd = text.indexOf("\n", child.endIndex);
+    const range: TextRange = lineEnd < 0
+      ? {
+        startIndex: child.startIndex,
+        endIndex: child.endIndex,
+        startRow: child.startPosition.row,
+        startColumn: child.startPosition.column,
+        endRow: child.endPosition.row,
+        endColumn: child.endPosition.column,
+      }
+      : {
+        startIndex: child.startIndex,
+        endIndex: lineEnd + 1,
+        startRow: child.startPosition.row,
+        startColumn: child.startPosition.column,
+        endRow: child.endPosition.row + 1,
+        endColumn: 0,
+      };
+    const last = ranges[ranges.length - 1];
+    if (last && range.startIndex < last.endIndex) {
+      if (range.endIndex > last.endIndex) {
+        last.endIndex = range.endIndex;
+        last.endRow = range.endRow;
+        last.endColumn = range.endColumn;
+      }
+    } else {
+      ranges.push(range);
+    }
+  }
+  return ranges;
+}
+
+/**
+ * Whether the chunks' code terms hold every code term of the text: every byte
+ * outside the chunks is white space, and no chunk starts or ends inside a run
+ * of identifier characters (a character window of a very long line may).
+ */
+export function chunksCoverText(bytes: Uint8Array, chunks: readonly ChunkRow[]): boolean {
+  const ordered = [...chunks].sort((a, b) => a.start_byte - b.start_byte);
+  let covered = 0;
+  for (const chunk of ordered) {
+    for (let at = covered; at < chunk.start_byte; at++) if (!isSpace(bytes[at])) return false;
+    if (splitsWord(bytes, chunk.start_byte) || splitsWord(bytes, chunk.end_byte)) return false;
+    covered = Math.max(covered, chunk.end_byte);
+  }
+  for (let at = covered; at < bytes.length; at++) if (!isSpace(bytes[at])) return false;
+  return true;
+}
+
+function splitsWord(bytes: Uint8Array, at: number): boolean {
+  return at > 0 && at < bytes.length && isWordByte(bytes[at - 1]) && isWordByte(bytes[at]);
+}
+
+/** ASCII letters, digits, `_`, `$`, and any byte of a multi-byte character (it may be a letter). */
+function isWordByte(byte: number): boolean {
+  return byte >= 0x80 || (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) ||
+    (byte >= 0x61 && byte <= 0x7a) || byte === 0x5f || byte === 0x24;
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c ||
+    byte === 0x0b;
+}

@@ -1,0 +1,156 @@
+/**
+ * The vector scan: the SIMD kernel adds what plain arithmetic adds, the index
+ * answers exactly as a full float scan ranks (ties, filters, odd dimensions),
+ * and an index loaded in one thread serves another through shared memory.
+ */
+import assert from "node:assert/strict";
+import {
+  HASH_MODEL_ID,
+  hashVector,
+  normalize,
+  quantizedBytes,
+  readQuantized,
+} from "../src/engine/vector.ts";
+import type { VectorRow } from "../src/store/reader.ts";
+import {
+  adoptIndexes,
+  loadVectorIndex,
+  nearestChunks,
+  type SharedVectorIndex,
+  takeLoadedIndexes,
+  type VectorHit,
+  vectorIndexFor,
+} from "../src/search/vector_index.ts";
+import { scoreFunction } from "../src/search/vector_kernel.ts";
+import { fixtureRepository, tempCache, withWorkspace } from "./_helpers.ts";
+import { seededRandom } from "./_random.ts";
+
+function randomUnit(next: () => number, dimensions: number, sparse = false): Float32Array {
+  const vector = new Float32Array(dimensions);
+  for (let i = 0; i < dimensions; i++) {
+    vector[i] = sparse && next() < 0.8 ? 0 : next() * 2 - 1;
+  }
+  return normalize(vector);
+}
+
+/** The scan as a plain float loop over every stored row: best first, earlier rows among equals. */
+function reference(
+  rows: VectorRow[],
+  query: Float32Array,
+  limit: number,
+  allowFile?: (fileId: number) => boolean,
+): VectorHit[] {
+  return rows.map((row, at) => {
+    const { scale, values } = readQuantized(row.vector);
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    let i = 0;
+    for (; i + 4 <= values.length; i += 4) {
+      s0 += values[i] * query[i];
+      s1 += values[i + 1] * query[i + 1];
+      s2 += values[i + 2] * query[i + 2];
+      s3 += values[i + 3] * query[i + 3];
+    }
+    for (; i < values.length; i++) s0 += values[i] * query[i];
+    return { at, chunkId: row.chunkId, fileId: row.fileId, score: (s0 + s1 + s2 + s3) * scale };
+  }).filter((hit) => !allowFile || allowFile(hit.fileId))
+    .sort((a, b) => b.score - a.score || a.at - b.at)
+    .slice(0, limit)
+    .map(({ chunkId, score }) => ({ chunkId, score }));
+}
+
+Deno.test("the SIMD kernel's sums are the plain int8 × int16 sums", () => {
+  const next = seededRandom(3);
+  const rows = 300;
+  const stride = 48;
+  const pages = 2;
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const score = scoreFunction(memory, true, pages);
+  const values = new Int8Array(memory.buffer, 0, rows * stride);
+  for (let i = 0; i < values.length; i++) values[i] = Math.floor(next() * 256) - 128;
+  const queryAt = rows * stride;
+  const query = new Int16Array(memory.buffer, queryAt, stride);
+  for (let i = 0; i < stride; i++) query[i] = Math.floor(next() * 65_536) - 32_768;
+  const outAt = queryAt + stride * 2;
+  score(0, rows, stride, queryAt, outAt);
+  const out = new Int32Array(memory.buffer, outAt, rows);
+  for (let row = 0; row < rows; row++) {
+    let sum = 0;
+    for (let d = 0; d < stride; d++) sum += values[row * stride + d] * query[d];
+    assert.equal(out[row], sum, `row ${row}`);
+  }
+});
+
+Deno.test("the index ranks as a full float scan: ties, file filters, odd dimensions, short lists", () => {
+  const next = seededRandom(11);
+  for (const dimensions of [256, 20, 7]) {
+    const vectors = Array.from({ length: 700 }, (_, i) =>
+      // Every fifth vector repeats an earlier one: equal scores must keep row order.
+      i % 5 === 4 ? null : randomUnit(next, dimensions, i % 3 === 0));
+    const rows: VectorRow[] = vectors.map((vector, i) => ({
+      chunkId: 1000 + i,
+      fileId: i % 37,
+      vector: quantizedBytes(vector ?? vectors[i - 1] ?? vectors[i - 2]!),
+    }));
+    const index = loadVectorIndex(rows, rows.length, { model: "test" });
+    assert.equal(index.rows, rows.length);
+    for (let round = 0; round < 20; round++) {
+      const query = randomUnit(next, dimensions, round % 2 === 0);
+      for (const limit of [1, 10, 300, 1000]) {
+        const allowFile = round % 3 === 0 ? (fileId: number) => fileId % 4 !== 1 : undefined;
+        assert.deepEqual(
+          nearestChunks(index, query, { limit, allowFile }),
+          reference(rows, query, limit, allowFile),
+          `dimensions ${dimensions}, round ${round}, limit ${limit}`,
+        );
+      }
+    }
+    assert.deepEqual(nearestChunks(index, new Float32Array(dimensions + 1), { limit: 5 }), []);
+  }
+  const empty = loadVectorIndex([], 0, { model: "test" });
+  assert.deepEqual(nearestChunks(empty, new Float32Array(8), { limit: 5 }), []);
+});
+
+Deno.test("an index one thread loads serves another through shared memory", async () => {
+  const root = fixtureRepository({
+    "src/retry.ts": "export function retryWithBackoff(attempts: number) {\n  return attempts;\n}\n",
+    "src/cookies.ts":
+      "export function mergeCookies(jar: Map<string, string>) {\n  return jar;\n}\n",
+  });
+  const cache = tempCache();
+  const query = hashVector([["retrywithbackoff", 1], ["retry", 1], ["backoff", 1]]);
+  await withWorkspace(root, async (workspace) => {
+    const repo = workspace.repositories[0];
+    await workspace.refresh(repo);
+    takeLoadedIndexes();
+    const here = workspace.withReader(
+      repo,
+      (reader) => nearestChunks(vectorIndexFor(reader, HASH_MODEL_ID), query, { limit: 5 }),
+    ).value!;
+    const shared = takeLoadedIndexes();
+    assert.equal(shared.length, 1);
+    assert.ok(shared[0].memory.buffer instanceof SharedArrayBuffer);
+    const ask = async (indexes: SharedVectorIndex[]) => {
+      const worker = new Worker(new URL("./_vector_worker.ts", import.meta.url), {
+        type: "module",
+      });
+      try {
+        return await new Promise<{ hits: VectorHit[]; loadedHere: number }>((resolve, reject) => {
+          worker.onmessage = (event) => resolve(event.data);
+          worker.onerror = (event) => {
+            event.preventDefault();
+            reject(new Error(event.message));
+          };
+          worker.postMessage({ directory: root, cache, shared: indexes, query });
+        });
+      } finally {
+        worker.terminate();
+      }
+    };
+    // Handed the index, the other thread scans it without loading its own copy.
+    assert.deepEqual(await ask(shared), { hits: here, loadedHere: 0 });
+    // Without it, it loads one (the check above can tell the two apart).
+    assert.deepEqual(await ask([]), { hits: here, loadedHere: 1 });
+    // An older generation never replaces a newer one.
+    adoptIndexes([{ ...shared[0], generation: shared[0].generation - 1 }]);
+  }, cache);
+});
