@@ -4,7 +4,7 @@ import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
 import type { TextRange } from "../store/packing.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
-import type { Repository } from "../workspace/workspace.ts";
+import type { ReadProblem, Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { type GrepPosition, isGrepPosition } from "../grep/cursor.ts";
 import {
@@ -263,11 +263,11 @@ class GrepRun {
    */
   async #scanLive(
     repo: Repository,
-    problem: string,
+    problem: ReadProblem,
     position: GrepPosition | null,
   ): Promise<boolean> {
     const { scope, language } = this.#options;
-    scope.workspace.refresh(repo).catch(() => {});
+    scope.workspace.repair(repo, problem);
     this.fallbacks.push(`${repo.name}: target ${problem}; matched against the working tree`);
     const bounded = { cut: false };
     const listing = await liveListing(repo);

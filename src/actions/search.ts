@@ -159,8 +159,8 @@ export async function search(
           },
         });
       }
-      // The target is rebuilt in the background; this answer does not wait for it.
-      workspace.refresh(repo).catch(() => {});
+      // The target is repaired in the background; this answer does not wait for it.
+      workspace.repair(repo, answer.problem);
       continue;
     }
     ranked.push(...answer.value.ranked);

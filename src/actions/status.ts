@@ -207,9 +207,14 @@ function vectorBackend(embeddings: { model: string; error: string | null } | nul
 
 function targetBytes(databasePath: string): number {
   let total = 0;
+  // The target file the path links to: its WAL is named after it.
+  let real = databasePath;
+  try {
+    real = Deno.realPathSync(databasePath);
+  } catch { /* absent */ }
   for (const suffix of ["", "-wal"]) {
     try {
-      total += Deno.statSync(databasePath + suffix).size;
+      total += Deno.statSync(real + suffix).size;
     } catch { /* absent */ }
   }
   return total;

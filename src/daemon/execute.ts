@@ -150,6 +150,9 @@ async function executePrepared(
     const answer = options.run
       ? await options.run(workspace, action, params, access, structuralRequest)
       : await answerAction(structuralRequest);
+    // A runner elsewhere (a query Worker) never repairs: a target it found damaged is marked,
+    // and looking at the addressed targets here starts the repair on this thread.
+    if (options.run) { for (const repo of request.scope.repositories) workspace.reader(repo); }
     request.scope.throwIfCancelled();
     // The policy again, before the answer is kept or returned.
     return grant.filter(answer, visible);
