@@ -234,11 +234,14 @@ export class Workspace {
   /**
    * Starts the repair of a target that cannot answer (in the background; answers do not wait):
    * a refresh, which replaces a damaged, abandoned or outdated target by one built beside it.
-   * The one place automatic refreshes start. Nothing runs in a read-only workspace (a query
-   * Worker), nor when a refresh of the repository is running here already.
+   * The one place automatic refreshes start, and only in a workspace that lives on and owns
+   * its refreshes (the daemon's, the MCP server's: `refreshInWorker`): never in a query Worker,
+   * nor in a one-shot CLI process, whose exit would abandon the build (there the next refresh
+   * repairs), nor when a refresh of the repository is running here already.
    */
   repair(repo: Repository, problem: ReadProblem | "interrupted"): void {
-    if (this.#shared.readOnly || this.#shared.refreshes.has(repo.name)) return;
+    if (this.#shared.readOnly || this.#shared.refreshWorker === undefined) return;
+    if (this.#shared.refreshes.has(repo.name)) return;
     if (!this.repositories.some((known) => known.name === repo.name)) return;
     this.#refresh(repo, undefined, { rebuild: false, trigger: `repair: ${problem}` })
       .catch(() => {});
