@@ -115,9 +115,11 @@ Deno.test("CLI (real process): a refresh killed with SIGKILL mid-commit leaves t
       `def new_function_${i}(x):\n    return x - ${i}\n`,
     );
   }
+  // The WAL is named after the target file the stable path links to.
+  const targetFile = Deno.realPathSync(databasePath);
   const walSize = () => {
     try {
-      return Deno.statSync(`${databasePath}-wal`).size;
+      return Deno.statSync(`${targetFile}-wal`).size;
     } catch {
       return 0;
     }

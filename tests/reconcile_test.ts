@@ -209,7 +209,8 @@ Deno.test("a schema-version mismatch rebuilds the target instead of misreading i
     const repo = (status.data as { repositories: { state: string }[] }).repositories[0];
     assert.equal(repo.state, "schema_mismatch");
     const rebuilt = report(await run("refresh"));
-    assert.equal(rebuilt.generation, 1);
+    // A replacement continues the path's generations: a generation is never served twice.
+    assert.equal(rebuilt.generation, 2);
     assert.equal(rebuilt.plan.add, 1);
     const fresh = openTarget(workspace);
     assert.equal(count(fresh, "SELECT count(*) FROM meta WHERE key = 'marker'"), 0);

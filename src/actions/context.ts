@@ -16,6 +16,7 @@ import { definitionScore, packOrder } from "../engine/pack.ts";
 import { definitionExtent } from "../engine/extent.ts";
 import { codeTerms } from "../engine/tokenizer.ts";
 import { selectTerms } from "../search/lexical.ts";
+import { lexicalStatistics } from "../search/visible_lexical.ts";
 import { WireError } from "../protocol/errors.ts";
 import { LIMITS, type MethodParams } from "../protocol/methods.ts";
 import type { ContextData, Envelope, ResultHit } from "../protocol/types.ts";
@@ -122,7 +123,7 @@ export async function context(
   const binding = {
     action: "context",
     params: { ...params },
-    repositories: repositoryStates(workspace, scope.visible),
+    repositories: repositoryStates(workspace, scope.visible, scope),
   };
   // A position is [the budget the order was planned for, the first piece not yet given, the
   // pieces after it already given], so a page continues its plan.
@@ -311,6 +312,7 @@ export async function context(
       scope.visible.filter((repo) =>
         repos.includes(repo.name) || fitter.results.some((hit) => hit.repo === repo.name)
       ),
+      scope,
     ),
     limitations: [
       ...limitations,
@@ -366,7 +368,11 @@ function rankDefinitions(
       terms = repository
         ? scope.workspace.withReader(
           repository,
-          (reader) => selectTerms(reader, analysis.terms, reader.fileTable().chunks),
+          (reader) => {
+            // Over what the caller may see: a hidden file's terms weigh nothing here.
+            const statistics = lexicalStatistics(reader, scope.pathRule(file.repo));
+            return selectTerms(statistics, analysis.terms, statistics.chunks);
+          },
         ).value ?? []
         : [];
       termsOf.set(file.repo, terms);

@@ -6,6 +6,7 @@ import type {
   ResultHit,
 } from "../protocol/types.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
+import { type PathRule, visibleView } from "../workspace/visible.ts";
 
 /** A fresh trace id for one request. */
 export function traceId(): string {
@@ -13,16 +14,26 @@ export function traceId(): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The generation and HEAD of each repository that answered. */
+/**
+ * The generation and HEAD of each repository that answered, as the caller may
+ * see them: for a repository of which the caller sees only some paths
+ * (`rules.pathRule`), the version of its visible part and no HEAD
+ * (`src/workspace/visible.ts` says why).
+ */
 export function repositoryStates(
   workspace: Workspace,
   repos: readonly Repository[],
+  rules?: { pathRule(repo: string): PathRule | null },
 ): RepositoryState[] {
   return repos.map((repo) => {
-    const state = workspace.withReader(repo, (reader) => ({
-      generation: reader.generation(),
-      head: reader.head(),
-    }));
+    const rule = rules?.pathRule(repo.name) ?? null;
+    const state = workspace.withReader(
+      repo,
+      (reader) =>
+        rule
+          ? { generation: visibleView(reader, rule).version, head: null }
+          : { generation: reader.generation(), head: reader.head() },
+    );
     return {
       name: repo.name,
       generation: state.value?.generation ?? 0,

@@ -4,7 +4,7 @@ import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
 import type { TextRange } from "../store/packing.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
-import type { Repository } from "../workspace/workspace.ts";
+import type { ReadProblem, Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { type GrepPosition, isGrepPosition } from "../grep/cursor.ts";
 import {
@@ -22,7 +22,7 @@ import { candidateFiles, containsAll, containsInOrder, requiredTerms } from "../
 import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor } from "./paging.ts";
-import { liveFiles, livePaths } from "./live_scan.ts";
+import { LIVE_SCAN_LIMITS, liveFiles, liveListing } from "./live_scan.ts";
 import { sha256Hex } from "../engine/hash.ts";
 
 export type GrepParams = MethodParams<"grep">;
@@ -60,7 +60,7 @@ export async function grep(scope: RequestScope, params: GrepParams): Promise<Env
   const language = await resolveLanguage(pattern, params, () => languagesInScope(scope));
   const parser = await parserFor(language);
   const compiled = compileOrThrow(pattern, language, parser);
-  const states = repositoryStates(workspace, repos);
+  const states = repositoryStates(workspace, repos, scope);
   const binding = { action: "grep", params: { ...params }, repositories: states };
   const cursor = params.cursor === undefined
     ? null
@@ -115,7 +115,7 @@ export async function grep(scope: RequestScope, params: GrepParams): Promise<Env
 async function resolveLanguage(
   pattern: string,
   params: GrepParams,
-  inScope: () => GrepLanguage[],
+  inScope: () => Promise<GrepLanguage[]>,
 ): Promise<GrepLanguage> {
   const supported = GREP_LANGUAGES.map((entry) => entry.language).join(", ");
   if (params.language !== undefined) {
@@ -130,7 +130,7 @@ async function resolveLanguage(
   }
   const fromPaths = new Set((params.paths ?? []).map((glob) => grepLanguageForPath(glob)));
   if (fromPaths.size === 1 && !fromPaths.has(null)) return [...fromPaths][0]!;
-  const present = inScope();
+  const present = await inScope();
   if (present.length === 0) {
     throw new WireError(
       "InvalidParams",
@@ -163,21 +163,30 @@ async function resolveLanguage(
   );
 }
 
-/** The grep languages of the files in scope, most files first. */
-function languagesInScope(scope: RequestScope): GrepLanguage[] {
+/**
+ * The grep languages of the files in scope that the caller may see, most files
+ * first (ties by name): a hidden file neither adds a language nor makes a
+ * `paths` glob that names only hidden files answer differently from one that
+ * names nothing.
+ */
+async function languagesInScope(scope: RequestScope): Promise<GrepLanguage[]> {
   const counts = new Map<GrepLanguage, number>();
   for (const repo of scope.repositories) {
     const indexed = scope.workspace.withReader(repo, (reader) => [...reader.paths()].sort());
     // Without a usable target the working tree is what a live scan would read.
-    const paths = indexed.problem ? livePaths(repo) : indexed.value;
+    const paths = indexed.problem
+      ? ((await liveListing(repo)).paths ?? []).slice(0, LIVE_SCAN_LIMITS.files)
+      : indexed.value;
     for (const path of paths) {
       const language = grepLanguageForPath(path);
-      if (language && scope.matchesPaths(path)) {
+      if (language && scope.matchesPaths(path) && scope.allowPath(repo.name, path)) {
         counts.set(language, (counts.get(language) ?? 0) + 1);
       }
     }
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([language]) => language);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0].language < b[0].language ? -1 : 1)).map((
+    [language],
+  ) => language);
 }
 
 function compileOrThrow(pattern: string, language: GrepLanguage, parser: Parser): CompiledPattern {
@@ -254,14 +263,19 @@ class GrepRun {
    */
   async #scanLive(
     repo: Repository,
-    problem: string,
+    problem: ReadProblem,
     position: GrepPosition | null,
   ): Promise<boolean> {
     const { scope, language } = this.#options;
-    scope.workspace.refresh(repo).catch(() => {});
+    scope.workspace.repair(repo, problem);
     this.fallbacks.push(`${repo.name}: target ${problem}; matched against the working tree`);
     const bounded = { cut: false };
-    const files = liveFiles(repo, {
+    const listing = await liveListing(repo);
+    if (listing.problem !== null) {
+      this.#limitations.push(`${repo.name}: not scanned: ${listing.problem}`);
+      return true;
+    }
+    const files = liveFiles(repo, listing, {
       pathFilter: (path) =>
         grepLanguageForPath(path) === language && scope.matchesPaths(path) &&
         scope.allowPath(repo.name, path),

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { codeTerms } from "../engine/tokenizer.ts";
-import { DEFAULT_EXCLUDES, isSecretName, walkHonouringGitignore } from "../indexer/inventory.ts";
-import { DEFAULT_MAX_FILE_SIZE } from "../indexer/settings.ts";
+import { takeInventory } from "../indexer/inventory.ts";
+import { DEFAULT_MAX_FILE_SIZE, loadSettings } from "../indexer/settings.ts";
 import type { Repository } from "../workspace/workspace.ts";
 
 /** Bounds of the fallback scan: it answers quickly rather than completely. */
@@ -35,13 +35,44 @@ export interface LiveFile {
 }
 
 /**
- * The text files of a repository's working tree, read directly (the target is
- * missing or damaged), in path order, within `LIVE_SCAN_LIMITS`: the walk
- * honours `.gitignore`, default excludes and secret names, skips binary,
- * non-UTF-8 and oversize files and symlinks. `bounded` is set when a limit cut it.
+ * What a live scan of a repository may read: the files a refresh would index,
+ * judged by the inventory's own rules (git's ignore rules with
+ * `.git/info/exclude`, or `.gitignore` files without git; default excludes;
+ * secret names; `.code-index/settings.yml` include, exclude and size; symlinks
+ * and hard links), in path order. `problem` when the settings cannot be read:
+ * then nothing is read, since its excludes cannot be honoured.
+ */
+export type LiveListing = { paths: string[]; maxFileSize: number; problem: null } | {
+  paths: null;
+  problem: string;
+};
+
+/** The live-scan listing of a repository (one inventory; see `LiveListing`). */
+export async function liveListing(repo: Repository): Promise<LiveListing> {
+  let settings;
+  try {
+    settings = loadSettings(repo.root);
+  } catch (error) {
+    return { paths: null, problem: (error as Error).message };
+  }
+  const inventory = await takeInventory(repo.root, settings);
+  return {
+    paths: inventory.files.map((file) => file.path),
+    maxFileSize: Math.min(settings.maxFileSize, DEFAULT_MAX_FILE_SIZE),
+    problem: null,
+  };
+}
+
+/**
+ * The text files of a listing, read directly from the working tree (the target
+ * is missing or damaged), in path order, within `LIVE_SCAN_LIMITS`; binary,
+ * non-UTF-8 and oversize files are skipped, and so is a path that has become
+ * anything but a regular file with one link since it was listed. `bounded` is
+ * set when a limit cut the scan.
  */
 export function* liveFiles(
   repo: Repository,
+  listing: { paths: string[]; maxFileSize: number },
   options: {
     pathFilter: ((path: string) => boolean) | null;
     from?: string;
@@ -51,20 +82,19 @@ export function* liveFiles(
   let files = 0;
   let bytes = 0;
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  for (const path of walkHonouringGitignore(repo.root).sort()) {
+  for (const path of listing.paths) {
     if (files >= LIVE_SCAN_LIMITS.files || bytes >= LIVE_SCAN_LIMITS.bytes) {
       if (options.bounded) options.bounded.cut = true;
       return;
     }
     if (options.from !== undefined && path < options.from) continue;
-    const segments = path.split("/");
-    if (segments.some((s) => DEFAULT_EXCLUDES.has(s)) || isSecretName(segments.at(-1)!)) continue;
     if (options.pathFilter && !options.pathFilter(path)) continue;
     let text: string;
     try {
-      const info = Deno.lstatSync(join(repo.root, path));
-      if (!info.isFile || info.size > DEFAULT_MAX_FILE_SIZE) continue;
-      const data = Deno.readFileSync(join(repo.root, path));
+      const full = join(repo.root, path);
+      const info = Deno.lstatSync(full);
+      if (!info.isFile || (info.nlink ?? 1) > 1 || info.size > listing.maxFileSize) continue;
+      const data = Deno.readFileSync(full);
       if (data.subarray(0, 8192).includes(0)) continue;
       text = decoder.decode(data);
       files++;
@@ -76,14 +106,6 @@ export function* liveFiles(
   }
 }
 
-/** The paths a live scan would read (no file is opened), for choosing a language. */
-export function livePaths(repo: Repository): string[] {
-  return walkHonouringGitignore(repo.root).filter((path) => {
-    const segments = path.split("/");
-    return !segments.some((s) => DEFAULT_EXCLUDES.has(s)) && !isSecretName(segments.at(-1)!);
-  }).slice(0, LIVE_SCAN_LIMITS.files);
-}
-
 /**
  * Searches the working tree directly when the target is missing or damaged
  * (so a search never waits for a rebuild): windows of lines scored by query-term
@@ -91,11 +113,12 @@ export function livePaths(repo: Repository): string[] {
  */
 export function liveScan(
   repo: Repository,
+  listing: { paths: string[]; maxFileSize: number },
   options: { terms: string[]; limit: number; pathFilter: ((path: string) => boolean) | null },
 ): LiveHit[] {
   const termSet = new Set(options.terms);
   const hits: LiveHit[] = [];
-  for (const { path, text } of liveFiles(repo, { pathFilter: options.pathFilter })) {
+  for (const { path, text } of liveFiles(repo, listing, { pathFilter: options.pathFilter })) {
     const lines = text.split("\n");
     for (let start = 0; start < lines.length; start += WINDOW) {
       const window = lines.slice(start, start + WINDOW).join("\n");

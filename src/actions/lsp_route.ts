@@ -120,7 +120,7 @@ function cursorBinding(
   return {
     action,
     params: { ...params, "$backend": "lsp" },
-    repositories: repositoryStates(scope.workspace, repos),
+    repositories: repositoryStates(scope.workspace, repos, scope),
   };
 }
 

@@ -75,7 +75,7 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
   const budget = params.token_budget ?? DEFAULT_MAP_BUDGET;
   const limit = params.limit ?? DEFAULT_LIMIT;
   const repos = scope.repositories;
-  const states = repositoryStates(workspace, repos);
+  const states = repositoryStates(workspace, repos, scope);
   const binding = { action: "map", params: { ...params }, repositories: states };
   const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const limitations: string[] = [];

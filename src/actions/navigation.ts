@@ -81,7 +81,7 @@ export async function navigate(
   const binding = {
     action,
     params: { ...params },
-    repositories: repositoryStates(workspace, scope.visible),
+    repositories: repositoryStates(workspace, scope.visible, scope),
   };
   const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const searchRepos = scope.repositories.map((repo) => repo.name);
@@ -206,7 +206,7 @@ export async function navigate(
       confidence: approximate ? "approximate" : "exact",
       fresh: store.problems.size === 0,
     },
-    repositories: repositoryStates(workspace, repos),
+    repositories: repositoryStates(workspace, repos, scope),
     limitations,
     truncated,
     nextCursor,

@@ -69,7 +69,7 @@ export function outline(scope: RequestScope, params: OutlineParams): Envelope<Ou
   const start = params.path === undefined ? "" : normaliseRequestPath(params.path)
     .replace(/\/+$/, "").replace(/^\.$/, "");
   const repos = scope.repositories;
-  const states = repositoryStates(workspace, repos);
+  const states = repositoryStates(workspace, repos, scope);
   const binding = { action: "outline", params: { ...params }, repositories: states };
   const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
 

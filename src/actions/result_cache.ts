@@ -1,14 +1,21 @@
 /**
- * The answer cache: a bounded LRU of answers keyed by (action,
- * parameters, agent scope, generations). An unchanged index answers a repeated
- * query without work; a new generation (or HEAD) of any visible repository
- * changes the key, so stale answers are never served and simply age out.
+ * The answer cache: a bounded LRU of answers keyed by (action, parameters,
+ * agent scope, and the state of every visible repository's target). An
+ * unchanged index answers a repeated query without work; anything else changes
+ * the key, so stale answers are never served and simply age out.
+ *
+ * A target's state is its identity (when it was created: a rebuild makes a new
+ * target, whose generations start again) plus its generation and HEAD; for a
+ * caller who sees only some paths of it, the identity plus the version of its
+ * visible part, so an edit it may not see neither changes its answers nor
+ * shows as a cache miss in its own counters.
  */
 import type { Envelope } from "../protocol/types.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { ActionContext } from "./context.ts";
-import { repositoryStates, traceId } from "./envelope.ts";
+import { traceId } from "./envelope.ts";
 import { visibleRepositories } from "../workspace/scope.ts";
+import { type PathRule, visibleView } from "../workspace/visible.ts";
 import { loadDependencyState } from "../deps/mod.ts";
 import type { TargetLocation } from "../store/target.ts";
 
@@ -124,12 +131,13 @@ export function cacheKey(request: {
   const { workspace, action, params, context } = request;
   if (!CACHEABLE_ACTIONS.has(action)) return null;
   if (context.allowPath && request.scope === undefined) return null;
+  // `impact` of the uncommitted diff reads the working tree, which no generation describes.
+  if (params.diff === true) return null;
   const visible = visibleRepositories(workspace, context);
-  // The root is part of the key too: two workspaces in one process may share repository names.
-  // So is each one's dependency index: an install moves it without a new generation.
-  const states = repositoryStates(workspace, visible).map((state, i) =>
-    `${state.name}=${visible[i].root}@${state.generation}:${state.head ?? ""}:${
-      dependencyStamp(visible[i].location)
+  // Each one's dependency index too: an install moves it without a new generation.
+  const states = visible.map((repo) =>
+    `${targetState(workspace, repo, context.pathRule?.(repo.name))}:${
+      dependencyStamp(repo.location)
     }`
   );
   const { refresh: _refresh, ...rest } = params;
@@ -140,6 +148,22 @@ export function cacheKey(request: {
     visible.map((repo) => repo.name).sort(),
     states,
   ]);
+}
+
+/**
+ * One repository's part of a key: its root (two workspaces in one process may
+ * share repository names), its target's identity, and its generation and HEAD,
+ * or the version of the part a path rule shows.
+ */
+function targetState(workspace: Workspace, repo: Repository, rule?: PathRule | null): string {
+  // Read from one reader, so identity and generation describe the same file.
+  const state = workspace.withReader(repo, (reader) => {
+    const identity = reader.meta("created_at") ?? "";
+    return rule
+      ? `${identity}#${visibleView(reader, rule).version}`
+      : `${identity}:${reader.generation()}:${reader.head() ?? ""}`;
+  });
+  return `${repo.name}=${repo.root}@${state.value ?? state.problem}`;
 }
 
 /** JSON with object keys sorted, so equal params give equal keys. */

@@ -8,6 +8,8 @@ import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { lexicalMatches, selectTerms } from "../search/lexical.ts";
+import { lexicalStatistics } from "../search/visible_lexical.ts";
+import type { PathRule } from "../workspace/visible.ts";
 import { atMost, confidenceFeatures, confidenceOf } from "../search/confidence.ts";
 import {
   isDocPath,
@@ -23,7 +25,7 @@ import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddi
 import { sliceLines } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
-import { liveScan } from "./live_scan.ts";
+import { liveListing, liveScan } from "./live_scan.ts";
 import { type DependencyRecord, loadDependencyState } from "../deps/mod.ts";
 
 export type SearchParams = MethodParams<"search">;
@@ -75,7 +77,7 @@ export async function search(
   const kind = params.kind ?? null;
   const limit = params.limit ?? 10;
   const repos = scope.repositories;
-  const states = repositoryStates(workspace, repos);
+  const states = repositoryStates(workspace, repos, scope);
   const binding = { action: "search", params: { ...params }, repositories: states };
   const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const analysis = analyzeQuery(params.query);
@@ -121,14 +123,18 @@ export async function search(
   // Identifiers the query writes that some searched repository holds (by whole compact term).
   const seen = new Set<string>();
   for (const repo of repos) {
+    const rule = scope.pathRule(repo.name);
     const answer = workspace.withReader(
       repo,
-      (reader) => rankRepository(reader, repo, { analysis, strategy, limit, allowPath, vectors }),
+      (reader) =>
+        rankRepository(reader, repo, { analysis, strategy, limit, allowPath, vectors, rule }),
     );
     if (answer.problem) {
       fallbacks.push(`${repo.name}: target ${answer.problem}`);
       const terms = analysis.terms.map((term) => term.term);
-      const scan = liveScan(repo, {
+      const listing = await liveListing(repo);
+      if (listing.problem !== null) fallbacks.push(`${repo.name}: not scanned: ${listing.problem}`);
+      const scan = listing.problem !== null ? [] : liveScan(repo, listing, {
         terms,
         limit: offset + limit,
         pathFilter: (path) => allowPath(repo, path, null),
@@ -153,17 +159,13 @@ export async function search(
           },
         });
       }
-      // The target is rebuilt in the background; this answer does not wait for it.
-      workspace.refresh(repo).catch(() => {});
+      // The target is repaired in the background; this answer does not wait for it.
+      workspace.repair(repo, answer.problem);
       continue;
     }
     ranked.push(...answer.value.ranked);
     limitations.push(...answer.value.limitations);
-    workspace.withReader(repo, (reader) => {
-      for (const word of analysis.identifiers) {
-        if (!seen.has(word) && reader.termDocuments(compactIdentifier(word)) > 0) seen.add(word);
-      }
-    });
+    for (const word of answer.value.seen) seen.add(word);
   }
   for (const source of dependencies) {
     const { owner, record } = source;
@@ -176,9 +178,19 @@ export async function search(
         databasePath: record.database,
       },
     };
+    // A caller who sees some paths of the owner sees a package only where they cover it (as the
+    // resolver does), and its statistics are over that part only.
+    const ownerRule = scope.pathRule(owner.name);
+    const visibleInOwner = (path: string) =>
+      !ownerRule ||
+      (record.inRepository && scope.allowPath(owner.name, dependencyPath(source, path)));
     const allowDependency = (_: Repository, path: string, language: string | null) =>
-      scope.accepts(owner.name, dependencyPath(source, path), language) &&
+      visibleInOwner(path) && scope.accepts(owner.name, dependencyPath(source, path), language) &&
       wantsKind(isDocPath(path, language), true);
+    const rule: PathRule | null = ownerRule && {
+      key: ownerRule.key === null ? null : `${ownerRule.key}\0${record.display}`,
+      allow: visibleInOwner,
+    };
     const answer = workspace.withReader(
       target,
       (reader) =>
@@ -188,6 +200,7 @@ export async function search(
           limit,
           allowPath: allowDependency,
           vectors,
+          rule,
         }),
     );
     if (answer.problem) {
@@ -342,10 +355,15 @@ function rankRepository(
     limit: number;
     allowPath: (repo: Repository, path: string, language: string | null) => boolean;
     vectors: QueryVectors | null;
+    /** The caller's path rule: then every statistic is over the visible part only. */
+    rule: PathRule | null;
   },
-): { ranked: RepositoryAnswer["ranked"]; limitations: string[] } {
+): { ranked: RepositoryAnswer["ranked"]; limitations: string[]; seen: string[] } {
   const { analysis, strategy } = options;
   const table = reader.fileTable();
+  const statistics = lexicalStatistics(reader, options.rule);
+  const lexicon = statistics.lexicon;
+  const chunkCount = statistics.chunks;
   const allowed = new Map<number, boolean>();
   // Hidden and filtered files are dropped before anything is scored or counted.
   const allowFile = (fileId: number): boolean => {
@@ -357,11 +375,15 @@ function rankRepository(
     }
     return ok;
   };
-  const selected = selectTerms(reader, analysis.terms, Math.max(1, table.chunks));
+  const selected = selectTerms(statistics, analysis.terms, Math.max(1, chunkCount));
   const termIdf = new Map(selected.map((term) => [term.term, term.idf]));
   const limitations: string[] = [];
 
-  const lexical = strategy === "vector" ? new Map() : lexicalMatches(reader, selected, allowFile);
+  const lexical = strategy === "vector"
+    ? new Map()
+    : lexicon
+    ? lexicon.matches(selected, allowFile)
+    : lexicalMatches(reader, selected, allowFile);
   const lexicalTop = [...lexical.entries()].sort((a, b) => b[1].score - a[1].score).slice(
     0,
     LEXICAL_POOL,
@@ -383,7 +405,7 @@ function rankRepository(
         );
       }
     }
-    if (index.dimensions === 0 && table.chunks > 0) {
+    if (index.dimensions === 0 && chunkCount > 0) {
       limitations.push(`${repo.name}: no vectors stored; answered lexically`);
     }
     for (const hit of nearestChunks(index, query, { limit: VECTOR_POOL, allowFile })) {
@@ -426,6 +448,10 @@ function rankRepository(
       return { ...entry, repo, file: table.files.get(entry.chunk.fileId)!, round };
     }),
     limitations,
+    // Identifiers the query writes that this target holds (by whole compact term).
+    seen: analysis.identifiers.filter((word) =>
+      statistics.termDocuments(compactIdentifier(word)) > 0
+    ),
   };
 }
 

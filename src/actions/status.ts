@@ -9,6 +9,7 @@ import { envelope, repositoryStates } from "./envelope.ts";
 import { tokenCost } from "./paging.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { HASH_MODEL_ID } from "../engine/vector.ts";
+import { type PathRule, visibleView } from "../workspace/visible.ts";
 import { dependencyStatus } from "../deps/mod.ts";
 
 /** Per-repository state of the index: generation, HEAD, counts, errors, backends. */
@@ -19,8 +20,8 @@ export function status(
   const { workspace } = scope;
   const repos = scope.repositories;
   const statuses = repos.map((repo) => {
-    if (!scope.pathRestricted(repo.name)) return repositoryStatus(workspace, repo);
-    return restrictedStatus(workspace, repo, (path) => scope.allowPath(repo.name, path));
+    const rule = scope.pathRule(repo.name);
+    return rule ? restrictedStatus(workspace, repo, rule) : repositoryStatus(workspace, repo);
   });
   const limitations = statuses.flatMap((s) => s.limitations.map((l) => `${s.name}: ${l}`));
   if (params.token_budget !== undefined && shortenSamples(statuses, params.token_budget)) {
@@ -32,7 +33,7 @@ export function status(
     action: "status",
     results: [],
     provenance: { backend: "status", confidence: "exact" },
-    repositories: repositoryStates(workspace, repos),
+    repositories: repositoryStates(workspace, repos, scope),
     limitations,
     data: { repositories: statuses },
   });
@@ -75,18 +76,22 @@ function repositoryStatus(workspace: Workspace, repo: Repository): RepositorySta
 
 /**
  * The status of a repository of which only some paths are visible: counts over
- * those paths only, and nothing measured over the whole tree (sizes, skips,
- * refresh reports), so the hidden part leaks no count.
+ * those paths only, the version of the visible part for its generation and no
+ * HEAD (`src/workspace/visible.ts`), and nothing measured over the whole tree
+ * (sizes, skips, refresh reports), so the hidden part leaks no count.
  */
 function restrictedStatus(
   workspace: Workspace,
   repo: Repository,
-  allowPath: (path: string) => boolean,
+  rule: PathRule,
 ): RepositoryStatus {
+  const allowPath = rule.allow;
   // Dependencies are left out: where packages lie and what they hold is whole-tree knowledge.
   const { dependencies: _dependencies, ...full } = repositoryStatus(workspace, repo);
   const base: RepositoryStatus = {
     ...full,
+    generation: 0,
+    head: null,
     target: "",
     files: 0,
     chunks: 0,
@@ -109,6 +114,7 @@ function restrictedStatus(
     const files = reader.fileTable().files.values();
     const status = {
       ...base,
+      generation: visibleView(reader, rule).version,
       languages: {} as Record<string, number>,
       capabilities: {} as Record<string, number>,
     };
@@ -123,6 +129,9 @@ function restrictedStatus(
       status.languages[language] = (status.languages[language] ?? 0) + 1;
       status.capabilities[file.capability] = (status.capabilities[file.capability] ?? 0) + 1;
     }
+    // Keys in name order, as the whole-target counts have them (not in row order).
+    status.languages = sortedKeys(status.languages);
+    status.capabilities = sortedKeys(status.capabilities);
     const errors = reader.indexErrors().filter((error) => allowPath(error.path));
     const byStage: Record<string, number> = {};
     for (const error of errors) byStage[error.stage] = (byStage[error.stage] ?? 0) + 1;
@@ -130,6 +139,10 @@ function restrictedStatus(
     return status;
   });
   return answer.value ?? { ...base, state: answer.problem ?? "corrupt" };
+}
+
+function sortedKeys(record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a < b ? -1 : 1));
 }
 
 function fill(reader: TargetReader, base: RepositoryStatus): RepositoryStatus {
@@ -194,9 +207,14 @@ function vectorBackend(embeddings: { model: string; error: string | null } | nul
 
 function targetBytes(databasePath: string): number {
   let total = 0;
+  // The target file the path links to: its WAL is named after it.
+  let real = databasePath;
+  try {
+    real = Deno.realPathSync(databasePath);
+  } catch { /* absent */ }
   for (const suffix of ["", "-wal"]) {
     try {
-      total += Deno.statSync(databasePath + suffix).size;
+      total += Deno.statSync(real + suffix).size;
     } catch { /* absent */ }
   }
   return total;
@@ -210,12 +228,22 @@ export async function refreshAction(
   const { workspace } = scope;
   const repos = scope.repositories;
   const reports: (RefreshReport & { name: string })[] = [];
+  // What a path-restricted caller is told: the version of its visible part and whether it moved.
+  const restricted = new Map<string, { generation: number; changed: boolean }>();
   for (const repo of repos) {
     const progress = scope.progressOf(repo);
+    const before = repositoryStates(workspace, [repo], scope)[0];
     const report = options.rebuild
       ? await workspace.rebuild(repo, progress)
       : await workspace.refresh(repo, progress);
     reports.push({ name: repo.name, ...report });
+    if (scope.pathRule(repo.name)) {
+      const after = repositoryStates(workspace, [repo], scope)[0];
+      restricted.set(repo.name, {
+        generation: after.generation,
+        changed: after.generation !== before.generation,
+      });
+    }
   }
   // Whole-tree plan counts would tell a path-restricted caller about paths it may not see.
   const summary = (report: RefreshReport & { name: string }) => ({
@@ -223,11 +251,17 @@ export async function refreshAction(
     generation: report.generation,
     changed: report.changed,
   });
-  let shown = reports.map((report) => scope.pathRestricted(report.name) ? summary(report) : report);
+  let shown = reports.map((report) => {
+    const seen = restricted.get(report.name);
+    return seen ? { name: report.name, ...seen } : report;
+  });
   const limitations: string[] = [];
   const budget = options.tokenBudget;
   if (budget !== undefined && tokenCost(shown) > budget) {
-    shown = reports.map(summary);
+    shown = reports.map((report) => {
+      const seen = restricted.get(report.name);
+      return seen ? { name: report.name, ...seen } : summary(report);
+    });
     limitations.push(
       `reports shortened to name, generation and changed to fit token_budget ${budget}`,
     );
@@ -236,7 +270,7 @@ export async function refreshAction(
     action: options.rebuild ? "rebuild" : "refresh",
     results: [],
     provenance: { backend: "indexer", confidence: "exact" },
-    repositories: repositoryStates(workspace, repos),
+    repositories: repositoryStates(workspace, repos, scope),
     limitations,
     data: { reports: shown },
   });

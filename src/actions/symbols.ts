@@ -19,7 +19,7 @@ export function symbols(scope: RequestScope, params: SymbolsParams): Envelope {
   if (query === "") throw new WireError("InvalidParams", "symbols needs a non-empty 'query'");
   const limit = params.limit ?? 20;
   const repos = scope.repositories;
-  const states = repositoryStates(workspace, repos);
+  const states = repositoryStates(workspace, repos, scope);
   const binding = { action: "symbols", params: { ...params }, repositories: states };
   const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const found: { repo: Repository; row: SymbolMatch }[] = [];

@@ -81,7 +81,7 @@ export function verify(scope: RequestScope, params: VerifyParams): Envelope<Veri
   const binding = {
     action: "verify",
     params: { ...params },
-    repositories: repositoryStates(workspace, scope.visible),
+    repositories: repositoryStates(workspace, scope.visible, scope),
   };
   const offset = params.cursor === undefined ? 0 : readCursor(params.cursor, binding, isOffset);
   const hits = citations.map((citation, index) => {
@@ -100,7 +100,7 @@ export function verify(scope: RequestScope, params: VerifyParams): Envelope<Veri
     action: "verify",
     results: page.results,
     provenance: { backend: "index+relations", confidence: approximate ? "approximate" : "exact" },
-    repositories: repositoryStates(workspace, scope.repositories),
+    repositories: repositoryStates(workspace, scope.repositories, scope),
     limitations: page.limitations,
     truncated: page.next !== null,
     nextCursor: page.next === null ? null : issueCursor(binding, page.next),

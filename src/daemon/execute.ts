@@ -129,7 +129,7 @@ async function executePrepared(
   const { workspace } = prepared;
   const visible = prepared.context.repositories ??
     new Set(workspace.repositories.map((r) => r.name));
-  const access = { ...prepared.context, signal, onProgress: options.onProgress };
+  const access = { ...prepared.context, signal, onProgress: grant.progressFor(options.onProgress) };
   // Params are validated and the scope built once, before a refresh does any work.
   const request = prepareAction(workspace, action, prepared.params, access);
   // A refresh is administrative: `refresh: true` from an agent not granted `refresh` runs none,
@@ -150,6 +150,9 @@ async function executePrepared(
     const answer = options.run
       ? await options.run(workspace, action, params, access, structuralRequest)
       : await answerAction(structuralRequest);
+    // A runner elsewhere (a query Worker) never repairs: a target it found damaged is marked,
+    // and looking at the addressed targets here starts the repair on this thread.
+    if (options.run) { for (const repo of request.scope.repositories) workspace.reader(repo); }
     request.scope.throwIfCancelled();
     // The policy again, before the answer is kept or returned.
     return grant.filter(answer, visible);

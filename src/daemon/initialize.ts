@@ -55,7 +55,7 @@ export function helloFor(
         cache_dir: workspace.config.cacheDirectory,
       }
       : { root: workspace.config.root },
-    repositories: repositoryStates(scoped, scoped.repositories),
+    repositories: repositoryStates(scoped, scoped.repositories, grant),
     actions: grant.allowedActions(ALL_ACTIONS),
     mode: grant.mode,
     max_results: grant.maxResults,

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import picomatch from "picomatch";
 import type { AccessContext } from "../workspace/scope.ts";
+import type { PathRule } from "../workspace/visible.ts";
 import { WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
 import type { Envelope, ResultHit } from "../protocol/types.ts";
@@ -94,12 +95,15 @@ export class Grant {
   readonly agent: string;
   readonly #spec: AgentSpec | null;
   readonly #matchers = new Map<string, (path: string) => boolean>();
+  readonly #rules = new Map<string, PathRule>();
 
   constructor(spec: AgentSpec | null, agent?: string) {
     this.#spec = spec;
     this.agent = spec?.name ?? agent ?? "local";
     for (const [repo, globs] of Object.entries(spec?.paths ?? {})) {
-      this.#matchers.set(repo, picomatch(globs, { dot: true }));
+      const matcher = picomatch(globs, { dot: true });
+      this.#matchers.set(repo, matcher);
+      this.#rules.set(repo, { key: JSON.stringify(globs), allow: matcher });
     }
   }
 
@@ -144,6 +148,25 @@ export class Grant {
     return this.#matchers.has(repo);
   }
 
+  /** The path rule of a repository (its globs as the key), or null when every path is visible. */
+  pathRule(repo: string): PathRule | null {
+    return this.#rules.get(repo) ?? null;
+  }
+
+  /**
+   * The refresh progress an agent may hear: none of a repository of which it
+   * sees only some paths (phases and counts there are the whole tree's, hidden
+   * files included).
+   */
+  progressFor<P>(
+    listener: ((repo: string, progress: P) => void) | undefined,
+  ): ((repo: string, progress: P) => void) | undefined {
+    if (!listener || this.#matchers.size === 0) return listener;
+    return (repo, progress) => {
+      if (!this.pathRestricted(repo)) listener(repo, progress);
+    };
+  }
+
   /** Whether the agent may call an action. */
   allowsAction(action: string): boolean {
     if (this.#spec === null) return true;
@@ -181,6 +204,7 @@ export class Grant {
     if (this.#matchers.size > 0) {
       context.allowPath = (repo, path) => this.allowPath(repo, path);
       context.pathRestricted = (repo) => this.pathRestricted(repo);
+      context.pathRule = (repo) => this.pathRule(repo);
     }
     return { workspace: workspace.scoped(visible), params: capped, context };
   }

@@ -50,7 +50,8 @@ async function open(job: QueryJob) {
   if (state?.epoch === job.epoch) return state;
   state?.workspace.close();
   state = null;
-  const workspace = await Workspace.open(job.workspace);
+  // Answers only: a target found damaged here is marked, and the daemon's thread repairs it.
+  const workspace = await Workspace.open({ ...job.workspace, readOnly: true });
   const policy = AccessPolicy.fromConfig(workspace.config.raw, workspace.config.source ?? "");
   state = { epoch: job.epoch, workspace, policy };
   return state;

@@ -315,11 +315,15 @@ export class Daemon {
   /** Counts and traces the refreshes of the workspace now in force. */
   #observe(workspace: Workspace): void {
     this.#stopObserving();
-    this.#stopObserving = workspace.observeRefreshes(({ repo, report, error, ms }) => {
+    this.#stopObserving = workspace.observeRefreshes((event) => {
+      const { repo, report, error, ms, trigger, rebuilt } = event;
       this.counters.refresh(repo, ms, report === null);
       if (report) {
         this.#log.event("refresh", {
           repo,
+          // Why it ran (a request, or a repair), and why a replacement was built, if one was.
+          trigger,
+          rebuilt,
           generation: report.generation,
           changed: report.changed,
           plan: report.plan,
@@ -331,7 +335,11 @@ export class Daemon {
           timings_ms: report.timings_ms,
         });
       } else {
-        this.#log.event("refresh.failed", { repo, error: (error as Error)?.message ?? `${error}` });
+        this.#log.event("refresh.failed", {
+          repo,
+          trigger,
+          error: (error as Error)?.message ?? `${error}`,
+        });
       }
     });
   }

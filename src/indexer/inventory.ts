@@ -1,3 +1,18 @@
+/**
+ * What may be indexed, decided in one place: the inventory of a refresh, the
+ * live-scan fallback and the resolver's manifest reads all judge a path here.
+ *
+ * A file is judged by what it is, not by the name it is listed under:
+ * - a symlink is never indexed (reason `symlink`, or `symlink_escape` when it leads out of the
+ *   root), and neither is a path with a symlinked directory on the way: what it points to, if
+ *   it is in the repository, is indexed once under its own path, where secret names and an
+ *   agent's path rules judge it (`src/link.ts -> ../secret/hidden.ts` would otherwise serve the
+ *   hidden text to an agent granted `src/**`);
+ * - a regular file with more than one hard link is never indexed (reason `hard_link`): its other
+ *   names cannot be found from its path, and one of them may be a secret (`.env`, a key) or a
+ *   path an agent may not see;
+ * - secret names (`SECRET_PATTERNS`) are matched on the file's base name.
+ */
 import picomatch from "picomatch";
 import ignore from "ignore";
 import { join, relative, resolve, sep } from "node:path";
@@ -39,6 +54,14 @@ const SECRET_PATTERNS = [
   "credentials",
   "credentials.*",
   "*credentials.json",
+  ".envrc",
+  "secrets.yaml",
+  "secrets.yml",
+  "*.p8",
+  "*.keystore",
+  "*.jks",
+  ".secret",
+  ".secrets",
 ];
 export const isSecretName = picomatch(SECRET_PATTERNS, { dot: true, nocase: true });
 
@@ -61,52 +84,92 @@ export async function takeInventory(
 ): Promise<Inventory> {
   const listed = await gitListFiles(root);
   const paths = listed ?? walkHonouringGitignore(root);
-  const include = settings.include.length > 0 ? picomatch(settings.include, { dot: true }) : null;
-  const exclude = settings.exclude.length > 0 ? picomatch(settings.exclude, { dot: true }) : null;
-  const realRoot = Deno.realPathSync(root);
+  const judge = pathJudge(root, settings);
   const files: InventoryEntry[] = [];
   const skipped: Inventory["skipped"] = [];
   for (const path of [...new Set(paths)].sort()) {
+    const verdict = judge(path);
+    if (verdict === null) continue;
+    if ("reason" in verdict) skipped.push({ path, reason: verdict.reason });
+    else files.push(verdict);
+  }
+  return { files, skipped, source: listed ? "git" : "walk" };
+}
+
+/** What the judge says of one listed path: index it, skip it for a reason, or null (a directory). */
+export type Verdict = InventoryEntry | { reason: SkipReason } | null;
+
+/**
+ * The one judgement of a repository-relative path (the inventory's rules):
+ * default excludes, secret names, `.code-index/settings.yml` include/exclude,
+ * symlinks (the file and every directory on the way), hard links, non-files
+ * and the size limit. Directories seen on the way are remembered, so judging
+ * every file of a tree costs one `lstat` per directory plus one per file.
+ */
+export function pathJudge(
+  root: string,
+  settings: Pick<RepositorySettings, "include" | "exclude" | "maxFileSize">,
+): (path: string) => Verdict {
+  const include = settings.include.length > 0 ? picomatch(settings.include, { dot: true }) : null;
+  const exclude = settings.exclude.length > 0 ? picomatch(settings.exclude, { dot: true }) : null;
+  const realRoot = Deno.realPathSync(root);
+  // Directory (repository-relative) → null when it is a plain directory, else why not.
+  const directories = new Map<string, SkipReason | null>();
+  const directoryProblem = (dir: string): SkipReason | null => {
+    if (dir === "") return null;
+    let known = directories.get(dir);
+    if (known !== undefined) return known;
+    const parent = dir.includes("/") ? dir.slice(0, dir.lastIndexOf("/")) : "";
+    known = directoryProblem(parent);
+    if (known === null) {
+      try {
+        const info = Deno.lstatSync(join(realRoot, dir));
+        if (info.isSymlink) known = linkReason(realRoot, join(realRoot, dir));
+        else if (!info.isDirectory) known = "not_a_file";
+      } catch {
+        known = "unreadable";
+      }
+    }
+    directories.set(dir, known);
+    return known;
+  };
+  return (path) => {
     const segments = path.split("/");
+    if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
+      return { reason: "unreadable" };
+    }
     if (segments.slice(0, -1).some((segment) => DEFAULT_EXCLUDES.has(segment))) {
-      skipped.push({ path, reason: "default_exclude" });
-      continue;
+      return { reason: "default_exclude" };
     }
-    if (isSecretName(segments[segments.length - 1])) {
-      skipped.push({ path, reason: "secret" });
-      continue;
-    }
+    if (isSecretName(segments[segments.length - 1])) return { reason: "secret" };
     if ((include && !include(path)) || (exclude && exclude(path))) {
-      skipped.push({ path, reason: "settings_exclude" });
-      continue;
+      return { reason: "settings_exclude" };
     }
-    const full = join(root, path);
+    const through = directoryProblem(segments.slice(0, -1).join("/"));
+    if (through !== null) return { reason: through };
+    const full = join(realRoot, path);
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(full);
-      if (info.isSymlink) {
-        const target = Deno.realPathSync(full);
-        if (target !== realRoot && !target.startsWith(realRoot + sep)) {
-          skipped.push({ path, reason: "symlink_escape" });
-          continue;
-        }
-        info = Deno.statSync(full);
-      }
     } catch {
-      skipped.push({ path, reason: "unreadable" });
-      continue;
+      return { reason: "unreadable" };
     }
-    if (!info.isFile) {
-      if (!info.isDirectory) skipped.push({ path, reason: "not_a_file" });
-      continue;
-    }
-    if (info.size > settings.maxFileSize) {
-      skipped.push({ path, reason: "oversize" });
-      continue;
-    }
-    files.push({ path, size: info.size, mtimeMs: Math.trunc(info.mtime?.getTime() ?? 0) });
+    if (info.isSymlink) return { reason: linkReason(realRoot, full) };
+    if (!info.isFile) return info.isDirectory ? null : { reason: "not_a_file" };
+    if ((info.nlink ?? 1) > 1) return { reason: "hard_link" };
+    if (info.size > settings.maxFileSize) return { reason: "oversize" };
+    return { path, size: info.size, mtimeMs: Math.trunc(info.mtime?.getTime() ?? 0) };
+  };
+}
+
+/** Why a symlink is not indexed: it leads out of the root, or it is a link at all. */
+function linkReason(realRoot: string, full: string): SkipReason {
+  try {
+    const target = Deno.realPathSync(full);
+    return target === realRoot || target.startsWith(realRoot + sep) ? "symlink" : "symlink_escape";
+  } catch {
+    return "symlink"; // Dangling: it reads nothing, and is no file of the repository either.
   }
-  return { files, skipped, source: listed ? "git" : "walk" };
 }
 
 /** A walk for directories without git: honours `.gitignore` files at every level. */
@@ -116,8 +179,11 @@ export function walkHonouringGitignore(root: string): string[] {
   const visit = (dir: string, rules: { dir: string; matcher: ReturnType<typeof ignore> }[]) => {
     let ownRules = rules;
     try {
-      const text = Deno.readTextFileSync(join(dir, ".gitignore"));
-      ownRules = [...rules, { dir, matcher: ignore().add(text) }];
+      // Only a regular file: a `.gitignore` symlink could read anything the process can.
+      const path = join(dir, ".gitignore");
+      if (Deno.lstatSync(path).isFile) {
+        ownRules = [...rules, { dir, matcher: ignore().add(Deno.readTextFileSync(path)) }];
+      }
     } catch {
       // no .gitignore here
     }

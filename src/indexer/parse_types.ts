@@ -58,5 +58,7 @@ export type SkipReason =
   | "binary"
   | "not_utf8"
   | "symlink_escape"
+  | "symlink"
+  | "hard_link"
   | "unreadable"
   | "not_a_file";

@@ -46,10 +46,22 @@ export function parseSettings(text: string | null): RepositorySettings {
   return { ...settings, hash: sha256Hex(JSON.stringify(settings)).slice(0, 16) };
 }
 
-/** Reads the settings of the repository at `root` (defaults when the file is absent). */
+/**
+ * Reads the settings of the repository at `root` (defaults when the file is
+ * absent). A settings file reached through a symlink (`.code-index` or
+ * `settings.yml` itself) is refused with a `SyntaxError`: it could read any
+ * file the process can, and ignoring it would drop excludes the owner meant.
+ */
 export function loadSettings(root: string): RepositorySettings {
   let text: string | null = null;
   try {
+    for (const part of [".code-index", SETTINGS_PATH]) {
+      if (Deno.lstatSync(join(root, part)).isSymlink) {
+        throw new SyntaxError(
+          `Cannot read settings file: '${part}' is a symlink; settings are read only from the repository itself`,
+        );
+      }
+    }
     text = Deno.readTextFileSync(join(root, SETTINGS_PATH));
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;

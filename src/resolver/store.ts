@@ -5,6 +5,8 @@
  * a file or a symbol, so the rows read follow what the answer touches.
  */
 import { dirname, join } from "node:path";
+import { pathJudge } from "../indexer/inventory.ts";
+import { visibleView } from "../workspace/visible.ts";
 import type { StoredRelation, StoredSymbol, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -22,6 +24,31 @@ interface DependencyRepository {
 /** The prefix of a dependency target's name in the resolver (never a repository's name). */
 const DEPENDENCY_PREFIX = "dep:";
 
+/** What source order is read from: a stored symbol or relation. */
+interface SourceRow {
+  path: string;
+  startLine: number;
+  startCol: number;
+  endLine: number;
+  endCol: number;
+  kind: string;
+  id?: string;
+  target?: string;
+}
+
+function bySource(a: SourceRow, b: SourceRow): number {
+  return compare(a.path, b.path) || a.startLine - b.startLine || a.startCol - b.startCol ||
+    a.endLine - b.endLine || a.endCol - b.endCol || compare(a.kind, b.kind) ||
+    compare(a.id ?? a.target ?? "", b.id ?? b.target ?? "");
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The inventory's rules as they apply to a manifest read from the working tree. */
+const MANIFEST_RULES = { include: [], exclude: [], maxFileSize: 1_000_000 };
+
 export class ScopeStore {
   readonly #scope: RequestScope;
   readonly #visible: Map<string, Repository>;
@@ -38,6 +65,7 @@ export class ScopeStore {
   /** Dependency targets that could not be read (not part of the caller's scope proper). */
   readonly dependencyProblems = new Map<string, string>();
   readonly #dependencies = new Map<string, DependencyRepository>();
+  readonly #paths = new Map<string, ReadonlySet<string>>();
   readonly #dependenciesOf = new Map<string, string[]>();
 
   constructor(scope: RequestScope) {
@@ -219,11 +247,27 @@ export class ScopeStore {
     );
   }
 
-  /** Names close to `name` (same first letters), for suggestions. */
+  /**
+   * Names close to `name` (same first letters), for suggestions: at most
+   * `limit` visible ones per repository (for a path-restricted caller, read on
+   * until `limit` visible rows are found, so hidden rows never push one out).
+   */
   namesLike(repos: string[], prefix: string, limit: number): SymbolRecord[] {
     const out: SymbolRecord[] = [];
     for (const repo of repos) {
-      out.push(...this.#symbolRows(repo, (reader) => reader.symbolsWithPrefix(prefix, limit)));
+      if (!this.#restricted(repo)) {
+        out.push(...this.#symbolRows(repo, (reader) => reader.symbolsWithPrefix(prefix, limit)));
+        continue;
+      }
+      // The first `limit` visible rows in the index's order, which hidden rows do not change.
+      for (let want = limit * 4;; want *= 4) {
+        const read = this.#read(repo, (reader) => reader.symbolsWithPrefix(prefix, want)) ?? [];
+        const visible = read.filter((row) => this.allowed(repo, row.path));
+        if (visible.length >= limit || read.length < want) {
+          out.push(...this.#symbolRows(repo, () => visible.slice(0, limit)));
+          break;
+        }
+      }
     }
     return out;
   }
@@ -302,9 +346,11 @@ export class ScopeStore {
   }
 
   /**
-   * A manifest file (package.json, go.mod, Cargo.toml, pyproject.toml): the
-   * committed text, else the working-tree bytes (go.mod is not indexed as text).
-   * Manifests are read, never run.
+   * A manifest file (tsconfig.json, package.json, go.mod, Cargo.toml,
+   * pyproject.toml): the committed text, else the working-tree bytes (go.mod is
+   * not indexed as text) of a file the inventory would index — inside the root,
+   * no symlink on the way, one hard link, not a secret, at most 1 MB — and the
+   * caller may see. Manifests are read, never run.
    */
   manifest(repo: string, path: string): string | null {
     const text = this.#manifest(repo, path);
@@ -326,17 +372,42 @@ export class ScopeStore {
     const repository = this.#visible.get(repo) ?? this.#dependencies.get(repo)?.repository;
     if (!repository || !this.allowed(repo, path)) return null;
     try {
-      const info = Deno.statSync(join(repository.root, path));
-      if (!info.isFile || info.size > 1_000_000) return null;
-      return Deno.readTextFileSync(join(repository.root, path));
+      const verdict = pathJudge(repository.root, MANIFEST_RULES)(path);
+      if (verdict === null || "reason" in verdict) return null;
+      const text = Deno.readTextFileSync(join(repository.root, path));
+      // Read as judged: a file swapped for anything else since is not used.
+      const after = Deno.lstatSync(join(repository.root, path));
+      return after.isFile && after.size === verdict.size && (after.nlink ?? 1) === 1 ? text : null;
     } catch {
       return null;
     }
   }
 
-  /** Indexed paths of a repository (kept by its reader for the generation; paths only). */
-  paths(repo: string): Set<string> {
-    return this.#read(repo, (reader) => reader.paths()) ?? new Set();
+  /**
+   * Indexed paths of a repository the caller may see (kept by its reader for
+   * the generation; for a path-restricted caller, the visible part's).
+   */
+  paths(repo: string): ReadonlySet<string> {
+    let paths = this.#paths.get(repo);
+    if (!paths) {
+      const rule = this.#dependencies.has(repo) ? null : this.#scope.pathRule(repo);
+      const read = this.#read(repo, (reader) =>
+        rule ? visibleView(reader, rule).paths : reader.paths()) ?? new Set<string>();
+      // A package seen through a path-restricted repository: its visible paths only.
+      paths = this.#restricted(repo) && !rule
+        ? new Set([...read].filter((path) =>
+          this.allowed(repo, path)
+        ))
+        : read;
+      this.#paths.set(repo, paths);
+    }
+    return paths;
+  }
+
+  /** Whether the caller sees only some paths of a repository (or of a package's owner). */
+  #restricted(repo: string): boolean {
+    const dependency = this.#dependencies.get(repo);
+    return this.#scope.pathRestricted(dependency ? dependency.owner : repo);
   }
 
   #read<T>(repo: string, fn: (reader: TargetReader) => T): T | null {
@@ -351,11 +422,17 @@ export class ScopeStore {
     return answer.value;
   }
 
-  /** Rows of one read in one repository, counted as read, minus those on hidden paths. */
-  #rows<T extends { path: string }>(repo: string, read: (reader: TargetReader) => T[]): T[] {
-    const rows = this.#read(repo, read) ?? [];
+  /**
+   * Rows of one read in one repository minus those on hidden paths, in source
+   * order (path, position): the order rows were written in follows the order
+   * Workers finished parsing, and an answer — what it reads first, and so
+   * `rows_read` — must not. The rows kept are counted as read (a hidden row is
+   * never counted: the count is shown).
+   */
+  #rows<T extends SourceRow>(repo: string, read: (reader: TargetReader) => T[]): T[] {
+    const rows = (this.#read(repo, read) ?? []).filter((row) => this.allowed(repo, row.path));
     this.rowsRead += rows.length;
-    return rows.filter((row) => this.allowed(repo, row.path));
+    return rows.sort(bySource);
   }
 
   #symbolRows(repo: string, read: (reader: TargetReader) => StoredSymbol[]): SymbolRecord[] {

@@ -25,9 +25,12 @@ const MAX_SELECTED = 32;
 /** Rows read per term: enough for the best chunks of each. */
 const ROWS_PER_TERM = 1500;
 
-/** Picks the terms worth matching: heaviest weight × idf, common ones dropped. */
+/**
+ * Picks the terms worth matching: heaviest weight × idf, common ones dropped;
+ * document frequencies from the target, or from the part a caller may see.
+ */
 export function selectTerms(
-  reader: TargetReader,
+  reader: Pick<TargetReader, "termDocuments">,
   terms: WeightedTerm[],
   chunks: number,
 ): SelectedTerm[] {

@@ -45,6 +45,23 @@ export interface TermMatch {
   rank: number;
 }
 
+/** How often a full-text term occurs in one chunk, per FTS column. */
+export interface TermOccurrence {
+  chunkId: number;
+  fileId: number;
+  /** Occurrences among the chunk's code terms. */
+  terms: number;
+  /** Occurrences among its path terms. */
+  path: number;
+}
+
+/** A chunk's size in full-text tokens (code and path terms together), with its file. */
+export interface ChunkSize {
+  chunkId: number;
+  fileId: number;
+  tokens: number;
+}
+
 /** Where a definition of a name starts. */
 export interface DefinitionSite {
   name: string;
@@ -244,6 +261,8 @@ export class TargetReader {
   readonly #statements = new Map<string, StatementSync>();
   readonly #memo = new Map<string, unknown>();
   #memoGeneration = -1;
+  /** Whether the temp `fts5vocab` instance table exists on this connection. */
+  #instances = false;
   readonly #metaValues = new Map<string, string | null>();
   #dataVersion = -1;
   /** Of this generation, the last decoded texts, unpacked relations and symbols read. */
@@ -495,6 +514,45 @@ export class TargetReader {
     }
     this.#termMatches.set(key, matches);
     return matches;
+  }
+
+  /**
+   * Every chunk holding a full-text term, with how often it occurs there per
+   * column (for statistics over a subset of the chunks, which FTS5's own bm25
+   * cannot give: it counts every row). Read through an `fts5vocab` instance
+   * table in the connection's temp schema; the target is not written.
+   */
+  termOccurrences(term: string): TermOccurrence[] {
+    if (!this.#instances) {
+      this.#db.exec(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.source_chunks_instances USING fts5vocab(main, source_chunks_fts, instance)",
+      );
+      this.#instances = true;
+    }
+    return this.#all(
+      `SELECT i.doc AS id, c.file_id AS file_id,
+              sum(i.col = 'terms') AS terms, sum(i.col = 'path') AS path
+         FROM temp.source_chunks_instances i JOIN source_chunks c ON c.id = i.doc
+        WHERE i.term = ? GROUP BY i.doc ORDER BY i.doc`,
+      term,
+    ).map((row) => ({
+      chunkId: Number(row.id),
+      fileId: Number(row.file_id),
+      terms: Number(row.terms),
+      path: Number(row.path),
+    }));
+  }
+
+  /** Every chunk's size in full-text tokens (FTS5's stored document sizes), by chunk id. */
+  chunkSizes(): ChunkSize[] {
+    return this.#all(
+      `SELECT c.id AS id, c.file_id AS file_id, d.sz AS sz FROM source_chunks c
+         JOIN source_chunks_fts_docsize d ON d.id = c.id ORDER BY c.id`,
+    ).map((row) => ({
+      chunkId: Number(row.id),
+      fileId: Number(row.file_id),
+      tokens: sumVarints(row.sz as Uint8Array),
+    }));
   }
 
   /** Where definitions of any of `names` start. */
@@ -1032,4 +1090,24 @@ function storedRelation(row: RelationRow, file: FileEntry): StoredRelation {
 /** Code-unit order, as SQLite's default collation orders text. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The sum of the SQLite varints in a blob (an FTS5 document size: one varint per column). */
+function sumVarints(blob: Uint8Array): number {
+  let total = 0;
+  let i = 0;
+  while (i < blob.length) {
+    let value = 0;
+    for (let n = 0; i < blob.length; n++) {
+      const byte = blob[i++];
+      if (n === 8) {
+        value = value * 256 + byte;
+        break;
+      }
+      value = value * 128 + (byte & 0x7f);
+      if ((byte & 0x80) === 0) break;
+    }
+    total += value;
+  }
+  return total;
 }

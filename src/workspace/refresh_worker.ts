@@ -19,7 +19,7 @@ export type RefreshMessage =
     id: number;
     type: "done";
     report: import("../indexer/refresh.ts").RefreshReport;
-    rebuilt: boolean;
+    rebuilt: import("./reconcile_target.ts").RebuildReason | null;
   }
   | { id: number; type: "error"; message: string };
 

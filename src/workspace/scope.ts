@@ -13,6 +13,7 @@ import { WireError } from "../protocol/errors.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { join, relative, sep } from "node:path";
 import { normaliseRequestPath, type Repository, type Workspace } from "./workspace.ts";
+import type { PathRule } from "./visible.ts";
 
 /**
  * Who is asking and what they may see: built by the policy for an agent, empty
@@ -28,6 +29,11 @@ export interface AccessContext {
    * counts, sizes and reports must not be shown); absent: none is restricted.
    */
   pathRestricted?: (repo: string) => boolean;
+  /**
+   * The caller's path rule of a repository with a stable key, or null when it
+   * sees every path (statistics over the visible part are kept per key).
+   */
+  pathRule?: (repo: string) => PathRule | null;
   /** Aborted when the request is cancelled. */
   signal?: AbortSignal;
   onProgress?: (repo: string, progress: RefreshProgress) => void;
@@ -150,6 +156,16 @@ export class RequestScope {
   /** Whether only some paths of a repository are visible to the caller. */
   pathRestricted(repo: string): boolean {
     return this.access.pathRestricted?.(repo) ?? false;
+  }
+
+  /**
+   * The caller's path rule of a repository, or null when it sees every path
+   * (then nothing it is shown needs computing over a visible part).
+   */
+  pathRule(repo: string): PathRule | null {
+    if (!this.pathRestricted(repo)) return null;
+    return this.access.pathRule?.(repo) ??
+      { key: null, allow: (path) => this.allowPath(repo, path) };
   }
 
   /** Whether a path passes the request's `paths` globs. */

@@ -6,16 +6,18 @@ import { ParsePool } from "../indexer/pool.ts";
 import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
 import {
   defaultCacheDirectory,
+  hasBuildBeside,
   isCorruption,
+  isMarkedDamaged,
+  markDamaged,
   openTargetReader,
-  removeDatabaseFiles,
   type TargetLocation,
   targetLocation,
   type TargetProblem,
 } from "../store/target.ts";
 import type { TargetReader } from "../store/reader.ts";
 import { checkRepositoryNames, parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
-import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
+import { type RebuildReason, reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
 import type { RefreshMessage, RefreshWorkerMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
@@ -42,7 +44,19 @@ export interface WorkspaceOptions {
   cacheDirectory?: string;
   /** Run refreshes in a Worker, keeping the writer off this thread (the daemon does). */
   refreshInWorker?: boolean;
+  /**
+   * Never refresh or rebuild here (a query Worker): a target found damaged is marked so, and
+   * the thread that owns refreshes sees the mark and repairs it.
+   */
+  readOnly?: boolean;
 }
+
+/** Why a refresh ran: asked for (an action's `refresh`, `refresh`, `rebuild`) or a repair. */
+export type RefreshTrigger =
+  | "request"
+  | "repair: corrupt"
+  | "repair: interrupted"
+  | `repair: ${ReadProblem}`;
 
 /** Listens to every refresh a workspace runs (for traces and counters). */
 export type RefreshObserver = (event: {
@@ -50,6 +64,10 @@ export type RefreshObserver = (event: {
   report: RefreshReport | null;
   error: unknown;
   ms: number;
+  /** Why it ran. */
+  trigger: RefreshTrigger;
+  /** Why a replacement target was built beside the old one, if one was. */
+  rebuilt: RebuildReason | null;
 }) => void;
 
 /** A refresh's progress; the last event (`done`) also carries the plan counts and generation. */
@@ -72,6 +90,8 @@ interface SharedState {
   lastReports: Map<string, RefreshReport>;
   pools: Map<string, ParsePool>;
   observers: Set<RefreshObserver>;
+  /** No refresh runs here (a query Worker's workspace). */
+  readOnly: boolean;
   /** Refreshes run in a Worker (the daemon) when set; null: not started yet. */
   refreshWorker?: {
     worker: Worker;
@@ -107,6 +127,7 @@ export class Workspace {
       lastReports: new Map(),
       pools: new Map(),
       observers: new Set(),
+      readOnly: false,
     };
   }
 
@@ -132,6 +153,7 @@ export class Workspace {
     }
     const workspace = new Workspace(config, repositories);
     if (options.refreshInWorker) workspace.#shared.refreshWorker = null;
+    workspace.#shared.readOnly = options.readOnly ?? false;
     return workspace;
   }
 
@@ -174,9 +196,16 @@ export class Workspace {
   reader(
     repo: Repository,
   ): { reader: TargetReader; problem: null } | { reader: null; problem: ReadProblem } {
+    // A target a reader (in any thread or process) found damaged is damaged for every reader
+    // until its replacement is linked; where refreshes run, the replacement starts here.
+    if (isMarkedDamaged(repo.location)) {
+      this.dropReader(repo);
+      this.repair(repo, "corrupt");
+      return { reader: null, problem: "corrupt" };
+    }
     const cached = this.#shared.readers.get(repo.name);
     if (cached) {
-      // A rebuild (here or in another thread or process) replaces the file: reopen then.
+      // A rebuild (here or in another thread or process) links another file: reopen then.
       if (fileIdentity(repo.location.databasePath) === cached.file) {
         return { reader: cached.reader, problem: null };
       }
@@ -184,13 +213,38 @@ export class Workspace {
     }
     const file = fileIdentity(repo.location.databasePath);
     const opened = openTargetReader(repo.location);
-    if (!opened.reader) return opened;
+    if (!opened.reader) {
+      // No target linked yet: a first build running, or one a crash abandoned.
+      if (opened.problem === "missing" && hasBuildBeside(repo.location)) {
+        return { reader: null, problem: "building" };
+      }
+      if (opened.problem === "corrupt") this.repair(repo, "corrupt");
+      return opened;
+    }
     if (!everCommitted(opened.reader)) {
       opened.reader.close();
       return { reader: null, problem: "building" };
     }
+    // The last good target answers; a replacement a crash abandoned beside it is redone.
+    if (hasBuildBeside(repo.location)) this.repair(repo, "interrupted");
     this.#shared.readers.set(repo.name, { reader: opened.reader, file });
     return opened;
+  }
+
+  /**
+   * Starts the repair of a target that cannot answer (in the background; answers do not wait):
+   * a refresh, which replaces a damaged, abandoned or outdated target by one built beside it.
+   * The one place automatic refreshes start, and only in a workspace that lives on and owns
+   * its refreshes (the daemon's, the MCP server's: `refreshInWorker`): never in a query Worker,
+   * nor in a one-shot CLI process, whose exit would abandon the build (there the next refresh
+   * repairs), nor when a refresh of the repository is running here already.
+   */
+  repair(repo: Repository, problem: ReadProblem | "interrupted"): void {
+    if (this.#shared.readOnly || this.#shared.refreshWorker === undefined) return;
+    if (this.#shared.refreshes.has(repo.name)) return;
+    if (!this.repositories.some((known) => known.name === repo.name)) return;
+    this.#refresh(repo, undefined, { rebuild: false, trigger: `repair: ${problem}` })
+      .catch(() => {});
   }
 
   /** Drops a cached reader (after a rebuild, or when it turned out damaged). */
@@ -213,7 +267,10 @@ export class Workspace {
       return { value: fn(opened.reader), problem: null };
     } catch (error) {
       if (!isCorruption(error)) throw error;
+      // Every reader of this file says so from now on, and it is replaced.
+      markDamaged(repo.location);
       this.dropReader(repo);
+      this.repair(repo, "corrupt");
       return { value: null, problem: "corrupt" };
     }
   }
@@ -226,6 +283,19 @@ export class Workspace {
     repo: Repository,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<RefreshReport> {
+    return this.#refresh(repo, onProgress, { rebuild: false, trigger: "request" });
+  }
+
+  #refresh(
+    repo: Repository,
+    onProgress: ((progress: RefreshProgress) => void) | undefined,
+    how: { rebuild: boolean; trigger: RefreshTrigger },
+  ): Promise<RefreshReport> {
+    if (this.#shared.readOnly) {
+      return Promise.reject(
+        new Error("refreshes run where the workspace's refreshes are owned, not here"),
+      );
+    }
     const running = this.#shared.refreshes.get(repo.name);
     if (running) {
       if (onProgress) {
@@ -245,13 +315,15 @@ export class Workspace {
       }
     };
     const started = performance.now();
-    const task = this.#runRefresh(repo, (progress) => {
+    let rebuilt: RebuildReason | null = null;
+    const task = this.#runRefresh(repo, how.rebuild, (progress) => {
       // The last event is sent once the report is known, with the plan counts.
       if (progress.phase === "done") return;
       last = progress;
       broadcast(progress);
     }).then(
-      (report) => {
+      (done) => {
+        const report = done.report;
         broadcast({
           phase: "done",
           done: last.done,
@@ -260,11 +332,26 @@ export class Workspace {
           generation: report.generation,
           changed: report.changed,
         });
-        this.#observe({ repo: repo.name, report, error: null, ms: performance.now() - started });
+        rebuilt = done.rebuilt;
+        this.#observe({
+          repo: repo.name,
+          report,
+          error: null,
+          ms: performance.now() - started,
+          trigger: how.trigger,
+          rebuilt,
+        });
         return report;
       },
       (error) => {
-        this.#observe({ repo: repo.name, report: null, error, ms: performance.now() - started });
+        this.#observe({
+          repo: repo.name,
+          report: null,
+          error,
+          ms: performance.now() - started,
+          trigger: how.trigger,
+          rebuilt,
+        });
         throw error;
       },
     ).finally(() => this.#shared.refreshes.delete(repo.name));
@@ -278,15 +365,17 @@ export class Workspace {
     return () => this.#shared.observers.delete(observer);
   }
 
-  /** Drops the target and builds it again. */
+  /**
+   * Builds the target again from nothing, beside the old one, which answers until the new one
+   * is complete and linked in its place.
+   */
   async rebuild(
     repo: Repository,
     onProgress?: (progress: RefreshProgress) => void,
   ): Promise<RefreshReport> {
     await this.#shared.refreshes.get(repo.name)?.task.catch(() => {});
-    this.dropReader(repo);
-    removeDatabaseFiles(repo.location.databasePath);
-    return this.refresh(repo, onProgress);
+    // A rebuild that started meanwhile is joined.
+    return await this.#refresh(repo, onProgress, { rebuild: true, trigger: "request" });
   }
 
   /** The report of the last refresh this process ran for a repository. */
@@ -314,20 +403,22 @@ export class Workspace {
 
   async #runRefresh(
     repo: Repository,
+    rebuild: boolean,
     onProgress?: (progress: RefreshProgress) => void,
-  ): Promise<RefreshReport> {
+  ): Promise<{ report: RefreshReport; rebuilt: RebuildReason | null }> {
     const target: RefreshTarget = {
       name: repo.name,
       root: repo.root,
       location: repo.location,
       embeddings: this.#embeddings(),
+      rebuild,
     };
     const { report, rebuilt } = this.#shared.refreshWorker !== undefined
       ? await this.#refreshInWorker(target, onProgress)
       : await reconcileTarget(target, { pool: () => this.#pool(repo), onProgress });
     if (rebuilt) this.dropReader(repo);
     this.#shared.lastReports.set(repo.name, report);
-    return report;
+    return { report, rebuilt };
   }
 
   /**
@@ -390,7 +481,7 @@ export class Workspace {
   #refreshInWorker(
     target: RefreshTarget,
     onProgress?: (progress: RefreshProgress) => void,
-  ): Promise<{ report: RefreshReport; rebuilt: boolean }> {
+  ): Promise<{ report: RefreshReport; rebuilt: RebuildReason | null }> {
     const shared = this.#shared;
     shared.refreshWorker ??= this.#spawnRefreshWorker();
     const runner = shared.refreshWorker;

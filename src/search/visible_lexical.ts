@@ -1,0 +1,108 @@
+/**
+ * Lexical retrieval for a caller who sees only some paths of a target: bm25
+ * computed as FTS5 computes it (k1 1.2, b 0.75, code terms weighing 1 and
+ * path terms 2), but over the visible chunks only — their count, their average
+ * length and the term's document frequency among them — so a hidden file that
+ * holds a query term changes no score, idf or selection the caller is shown.
+ * FTS5's own bm25 counts every row of the table, hidden ones included.
+ *
+ * Slower than FTS5's ranking (every occurrence of a term is read), which is
+ * why callers who see every path never come here.
+ */
+import type { WeightedTerm } from "../engine/query.ts";
+import type { TargetReader, TermOccurrence } from "../store/reader.ts";
+import { chunkSizes, type PathRule, type VisibleView, visibleView } from "../workspace/visible.ts";
+import type { LexicalMatch } from "./lexical.ts";
+
+const K1 = 1.2;
+const B = 0.75;
+/** Column weights, as `TargetReader.termMatches` gives them to FTS5's bm25. */
+const WEIGHTS = { terms: 1, path: 2 };
+/** Rows kept per term, as the unrestricted path reads them. */
+const ROWS_PER_TERM = 1500;
+
+/** The full-text statistics of the visible part of one generation, for one request. */
+export class VisibleLexicon {
+  readonly #reader: TargetReader;
+  readonly #view: VisibleView;
+  readonly #occurrences = new Map<string, TermOccurrence[]>();
+
+  constructor(reader: TargetReader, view: VisibleView) {
+    this.#reader = reader;
+    this.#view = view;
+  }
+
+  /** Visible chunks (the bm25 row count). */
+  get chunks(): number {
+    return this.#view.chunks;
+  }
+
+  /** Visible chunks that hold a term. */
+  termDocuments(term: string): number {
+    return this.#visible(term).length;
+  }
+
+  /** Weighted bm25 per visible chunk over the selected terms, among files `allowFile` accepts. */
+  matches(
+    terms: (WeightedTerm & { documents: number })[],
+    allowFile: (fileId: number) => boolean,
+  ): Map<number, LexicalMatch> {
+    const matches = new Map<number, LexicalMatch>();
+    const rows = this.#view.chunks;
+    if (rows === 0) return matches;
+    const average = this.#view.tokens / rows || 1;
+    const sizes = chunkSizes(this.#reader);
+    for (const term of terms) {
+      const hits = this.#visible(term.term);
+      let idf = Math.log((rows - hits.length + 0.5) / (hits.length + 0.5));
+      if (idf <= 0) idf = 1e-6;
+      const scored = hits.map((hit) => {
+        const frequency = hit.terms * WEIGHTS.terms + hit.path * WEIGHTS.path;
+        const length = sizes.get(hit.chunkId)?.tokens ?? average;
+        const score = idf * (frequency * (K1 + 1)) /
+          (frequency + K1 * (1 - B + (B * length) / average));
+        return { hit, score };
+      });
+      // Best first; equal scores in chunk order (as the rows were read).
+      scored.sort((a, b) => b.score - a.score || a.hit.chunkId - b.hit.chunkId);
+      for (const { hit, score } of scored.slice(0, ROWS_PER_TERM)) {
+        if (!allowFile(hit.fileId)) continue;
+        let match = matches.get(hit.chunkId);
+        if (!match) {
+          matches.set(hit.chunkId, match = { fileId: hit.fileId, score: 0, terms: new Set() });
+        }
+        match.score += term.weight * score;
+        match.terms.add(term.term);
+      }
+    }
+    return matches;
+  }
+
+  #visible(term: string): TermOccurrence[] {
+    let rows = this.#occurrences.get(term);
+    if (!rows) {
+      rows = this.#reader.termOccurrences(term).filter((row) => this.#view.files.has(row.fileId));
+      this.#occurrences.set(term, rows);
+    }
+    return rows;
+  }
+}
+
+/**
+ * Where a caller's term statistics come from: the whole target for a caller who
+ * sees every path (FTS5's own), else the part its path rule shows.
+ */
+export function lexicalStatistics(
+  reader: TargetReader,
+  rule: PathRule | null,
+): { termDocuments: (term: string) => number; chunks: number; lexicon: VisibleLexicon | null } {
+  if (!rule) {
+    return {
+      termDocuments: (term) => reader.termDocuments(term),
+      chunks: reader.fileTable().chunks,
+      lexicon: null,
+    };
+  }
+  const lexicon = new VisibleLexicon(reader, visibleView(reader, rule));
+  return { termDocuments: (term) => lexicon.termDocuments(term), chunks: lexicon.chunks, lexicon };
+}
