@@ -61,7 +61,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
       checkCallee(run1, "pysvc:service/app.py:22", "service.app.Handler.process", "same_file");
       const pad = await run("callers", { symbol: "pad", repo: "ui" });
       assertEquals(pad.results.map(describe), [
-        "ui:src/format.ts:2 src/format.formatDate (same_file)",
+        "ui:src/format.ts:2 @acme/ui/format.formatDate (same_file)",
       ]);
       assertEquals(pad.provenance.confidence, "exact");
     });
@@ -69,7 +69,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
     await t.step("level 2: import aliases and re-exports across repositories", async () => {
       const main = await run("callees", { symbol: "main", repo: "app" });
       // `import { formatDate as fmt } from "@acme/ui"`: package.json name, then a re-export.
-      checkCallee(main, "app:src/main.ts:9", "src/format.formatDate", "import");
+      checkCallee(main, "app:src/main.ts:9", "@acme/ui/format.formatDate", "import");
       checkCallee(main, "app:src/main.ts:7", "src/util.localHelper", "import");
       const handle = await run("callees", { symbol: "handle", repo: "pysvc" });
       // `from acme_lib import normalize` goes through acme_lib/__init__.py.
@@ -88,7 +88,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
       checkCallee(
         use,
         "app:src/workspace_use.ts:5",
-        "packages/shared/src/index.sharedUtil",
+        "@app/shared.sharedUtil",
         "import",
       );
       checkCallee(use, "app:src/workspace_use.ts:5", "src/lib/math.add", "import");
@@ -102,7 +102,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
     await t.step("level 4: one unique definition is approximate", async () => {
       const main = await run("callees", { symbol: "main", repo: "app" });
       // No import names legacyFormat; `other` defines one too but is not a sibling of `app`.
-      checkCallee(main, "app:src/main.ts:8", "src/legacy.legacyFormat", "unique_name");
+      checkCallee(main, "app:src/main.ts:8", "@acme/ui/legacy.legacyFormat", "unique_name");
       assertEquals(main.provenance.confidence, "approximate");
       assert(main.results.every((hit) => hit.repo !== "other"));
     });
@@ -117,7 +117,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
       const meant = candidate.candidates as { repo: string; symbol: string; why: string }[];
       assertEquals(meant.map((c) => `${c.repo}:${c.symbol}`).sort(), [
         "app:src/page.Page.render",
-        "ui:src/button.Button.render",
+        "ui:@acme/ui/button.Button.render",
       ]);
       assert(meant.every((c) => c.why.includes("not statically evident")));
       const named = await run("definition", { symbol: "formatDate" });
@@ -132,10 +132,10 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
       checkCallee(run1, "pysvc:service/app.py:21", "acme_lib.core.Store.get", "import"); // self.store
       const get = await run("callees", { symbol: "acme_lib.core.Store.get" });
       checkCallee(get, "pylib:acme_lib/core.py:11", "acme_lib.core.Store._load", "same_file"); // self.
-      const render = await run("callees", { symbol: "src/button.Button.render" });
-      checkCallee(render, "ui:src/button.ts:3", "src/button.Button.label", "same_file"); // this.
+      const render = await run("callees", { symbol: "@acme/ui/button.Button.render" });
+      checkCallee(render, "ui:src/button.ts:3", "@acme/ui/button.Button.label", "same_file"); // this.
       const main = await run("callees", { symbol: "main", repo: "app" });
-      checkCallee(main, "app:src/main.ts:6", "src/button.Button.render", "import"); // b = new Button()
+      checkCallee(main, "app:src/main.ts:6", "@acme/ui/button.Button.render", "import"); // b = new Button()
       const page = await run("callees", { symbol: "drawPage" });
       checkCallee(page, "app:src/page.ts:13", "src/page.Page.render", "same_file");
       // The receiver's type is not evident: a unique method name is only approximate.
@@ -150,7 +150,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
     });
 
     await t.step("constructors are called by `new`", async () => {
-      const callers = await run("callers", { symbol: "src/button.Button.constructor" });
+      const callers = await run("callers", { symbol: "@acme/ui/button.Button.constructor" });
       assertEquals(callers.results.map(describe), ["app:src/main.ts:5 src/main.main (import)"]);
     });
 
@@ -178,7 +178,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
         column: 10,
       });
       assertEquals(fmt.results.map(describe), [
-        "ui:src/format.ts:1 src/format.formatDate (import)",
+        "ui:src/format.ts:1 @acme/ui/format.formatDate (import)",
       ]);
       assertEquals(fmt.provenance.confidence, "exact");
       const render = await run("definition", {
@@ -187,7 +187,7 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
         line: 6,
         column: 5,
       });
-      assertEquals(render.results.map((h) => h.symbol), ["src/button.Button.render"]);
+      assertEquals(render.results.map((h) => h.symbol), ["@acme/ui/button.Button.render"]);
     });
 
     await t.step("an agent scoped to one repository never sees another", async () => {
@@ -246,15 +246,15 @@ Deno.test("navigation over a multi-repository workspace", async (t) => {
         format: "mermaid",
       });
       const symbols = impact.results.map((h) => `${h.depth}:${h.symbol}`);
-      assert(symbols.includes("1:src/format.formatDate"), symbols.join());
+      assert(symbols.includes("1:@acme/ui/format.formatDate"), symbols.join());
       assert(symbols.includes("2:src/main.main"), symbols.join());
       assert(symbols.includes("3:src/main.start"), symbols.join());
       const start = impact.results.find((h) => h.symbol === "src/main.start")!;
       assertEquals(
         (start.via as { from: string; to: string }[]).map((e) => `${e.from}->${e.to}`),
         [
-          "src/format.formatDate->src/format.pad",
-          "src/main.main->src/format.formatDate",
+          "@acme/ui/format.formatDate->@acme/ui/format.pad",
+          "src/main.main->@acme/ui/format.formatDate",
           "src/main.start->src/main.main",
         ],
       );

@@ -8,7 +8,7 @@
  * (`extract_relations.ts`) and chunks (`extract_chunks.ts`).
  */
 import type { Node, Parser, Query, QueryMatch, Tree } from "web-tree-sitter";
-import type { ParseOutput } from "./parse_types.ts";
+import type { ModuleRoot, ParseOutput } from "./parse_types.ts";
 import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
 import { type DefinitionDraft, readMatches } from "./extract_matches.ts";
 import { nameDefinitions, sourceOrder } from "./extract_names.ts";
@@ -51,7 +51,7 @@ export function extractStructure(
     path: string;
     grammar: ExtractionGrammar;
     /** The package root the file's module is named from (`readPackageRoots`), if any. */
-    packageRoot?: string | null;
+    packageRoot?: ModuleRoot | null;
   },
 ): ParseOutput {
   const { text, path, grammar } = options;

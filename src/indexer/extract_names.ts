@@ -4,7 +4,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import { stableId } from "../engine/hash.ts";
-import type { SymbolRow } from "./parse_types.ts";
+import type { ModuleRoot, SymbolRow } from "./parse_types.ts";
 import type { LanguageRules } from "./manifest.ts";
 import type { DefinitionDraft } from "./extract_matches.ts";
 import { declarationStart, leadingText, type NodeSets, signatureOf } from "./extract_nodes.ts";
@@ -68,7 +68,7 @@ export function nameDefinitions(
     rules: LanguageRules;
     sets: NodeSets;
     declaredModule: string | null;
-    packageRoot?: string | null;
+    packageRoot?: ModuleRoot | null;
   },
 ): { definitions: Definition[]; symbols: SymbolRow[] } {
   const { path, rules, sets } = options;
@@ -178,25 +178,37 @@ function isExported(def: Definition, rules: LanguageRules, sets: NodeSets): bool
 
 /**
  * The module name of a file: `pkg/sub/mod.py` → `pkg.sub.mod` (relative to its package root:
- * `src/pkg/mod.py` under the root `src` → `pkg.mod`); `src/a.ts` → `src/a`;
- * `src/a/b.rs` → `crate::a::b`; empty for `none` and `declared` (which names come from the file).
+ * `src/pkg/mod.py` under the root `src` → `pkg.mod`); `src/a.ts` → `src/a` (under the root `src`
+ * of the package `@acme/x`: `@acme/x/a`, or the module it is exported as); `src/a/b.rs` → `crate::a::b`
+ * (of the crate `serde`: `serde::a::b`); empty for `none` and `declared` (names come from the file).
  */
 export function moduleName(
   path: string,
   rules: LanguageRules,
-  packageRoot: string | null = null,
+  packageRoot: ModuleRoot | null = null,
 ): string {
-  const withoutExtension = path.replace(/\.[^./]+$/, "");
+  // A declaration file is named as the module it declares (`index.d.ts` → `index`).
+  const withoutExtension = path.replace(/(\.d)?\.[mc]?ts$|\.[^./]+$/, "");
+  const under = packageRoot && (packageRoot.dir === "" || path.startsWith(`${packageRoot.dir}/`))
+    ? withoutExtension.slice(packageRoot.dir === "" ? 0 : packageRoot.dir.length + 1)
+    : null;
   switch (rules.module) {
     case "python": {
-      const relative = packageRoot && withoutExtension.startsWith(`${packageRoot}/`)
-        ? withoutExtension.slice(packageRoot.length + 1)
-        : withoutExtension;
+      const relative = under ?? withoutExtension;
       return relative.replace(/\/__init__$/, "").replace(/^__init__$/, "").split("/").join(".");
     }
-    case "path":
-      return withoutExtension;
+    case "path": {
+      if (under === null || !packageRoot?.name) return withoutExtension;
+      if (packageRoot.exported !== null) return packageRoot.exported;
+      const inner = under.replace(/(^|\/)index$/, "");
+      return inner === "" ? packageRoot.name : `${packageRoot.name}/${inner}`;
+    }
     case "rust": {
+      if (under !== null && packageRoot?.name && !under.startsWith("bin/")) {
+        const parts = under.split("/").filter((part) => part !== "mod");
+        if (parts.length === 1 && (parts[0] === "lib" || parts[0] === "main")) parts.pop();
+        return [packageRoot.name, ...parts].join("::");
+      }
       const at = withoutExtension.lastIndexOf("src/");
       if (at !== 0 && (at < 0 || withoutExtension[at - 1] !== "/")) return "";
       const parts = withoutExtension.slice(at + 4).split("/").filter((part) => part !== "mod");

@@ -1,22 +1,51 @@
 /**
  * Package roots: where a repository's manifests say its importable modules start, so qualified
- * names follow how the language's users name modules (`requests.sessions.Session` for
- * `src/requests/sessions.py` of a `src/` layout, not `src.requests.sessions.Session`).
+ * names follow how the language's users name modules: `requests.sessions.Session` for
+ * `src/requests/sessions.py` of a `src/` layout (not `src.requests.sessions.Session`),
+ * `serde_json::de::Deserializer` for `src/de.rs` of the crate `serde_json` (not `crate::de::…`),
+ * `@acme/ledger/tax.vatRate` for `src/tax.ts` of the package `@acme/ledger` (not `src/tax.vatRate`).
  *
- * Manifests are read as text, never executed: `pyproject.toml` (setuptools `packages.find.where`
- * and `package-dir`, Poetry `packages … from`, Hatch wheel `packages`, PDM `package-dir`),
- * `setup.cfg` (`[options] package_dir`, `[options.packages.find] where`), and, for a Python
- * project (any of those manifests or `setup.py`) whose `src/` holds a package but is none
- * itself, `src/` (the static src layout). A root applies to the Python files under it.
+ * Manifests are read as text, never executed:
+ * - Python: `pyproject.toml` (setuptools `packages.find.where` and `package-dir`, Poetry
+ *   `packages … from`, Hatch wheel `packages`, PDM `package-dir`), `setup.cfg` (`[options]
+ *   package_dir`, `[options.packages.find] where`), and, for a Python project (any of those
+ *   manifests or `setup.py`) whose `src/` holds a package but is none itself, `src/` (the static
+ *   src layout). Modules are named from the root (`pkg.mod`).
+ * - Rust: `Cargo.toml` `[package] name` (or `[lib] name`), `-` read as `_` as rustc does; the root
+ *   is the directory of `[lib] path` (default `src`). Modules are `name::a::b`; `src/bin/` stays
+ *   `crate::…` (a binary is not imported by name).
+ * - JavaScript and TypeScript: `package.json` `name`; the root is the directory of the source
+ *   file its entry point (`exports["."]`, `source`, `types`, `module`, `main`) is built from — the
+ *   entry itself when it is source, else the same path under `src/` or with its build directory
+ *   (`dist/`, `lib/`, `build/`, …) left out; for a package that ships only types, its `.d.ts`. The
+ *   entry file's module is the package name, a file a subpath export names is that subpath
+ *   (`exports["./tiny"]` → `hono/tiny`); another file's is the name plus its path from the root,
+ *   `/index` dropped (`@acme/ledger/tax`), as a subpath pattern would export it.
+ *   A package with no entry that leads to an indexed file (an application, a workspace root) is
+ *   imported by nobody: its files keep their paths.
+ * Go needs none: its qualified names come from the package clause, as Go code writes them.
  */
 import { posix } from "node:path";
+import type { ModuleRoot } from "./parse_types.ts";
+
+/** The module families whose names a package root can start. */
+export type ModuleFamily = "python" | "rust" | "javascript";
 
 /** A directory whose files are named relative to it (`src` → `src/a/b.py` is module `a.b`). */
 export interface PackageRoot {
-  /** Repository-relative directory without a trailing slash. */
+  /** Repository-relative directory the module path is read from ("" for the repository root). */
   dir: string;
   /** The languages whose module names it roots. */
-  language: "python";
+  family: ModuleFamily;
+  /** What the language's users call the package (`serde_json`, `@acme/ledger`); "" for Python. */
+  name: string;
+  /** Source files a package exports, by the module they are imported as (`@acme/ledger/tax`). */
+  exports: Record<string, string>;
+}
+
+/** Where the module name of the file at `path` starts, under `root`. */
+export function moduleRootOf(root: PackageRoot | null, path: string): ModuleRoot | null {
+  return root && { dir: root.dir, name: root.name, exported: root.exports[path] ?? null };
 }
 
 /** What the reader needs of a repository: its file list and a way to read one file. */
@@ -27,6 +56,16 @@ export interface ManifestSource {
 
 /** Files larger than this are not manifests anyone writes by hand: not read. */
 const MAX_MANIFEST_BYTES = 256 * 1024;
+
+/** The family of a language whose module names a package root can start, or null. */
+export function moduleFamily(language: string | null): ModuleFamily | null {
+  if (language === "python") return "python";
+  if (language === "rust") return "rust";
+  if (language === "typescript" || language === "tsx" || language === "javascript") {
+    return "javascript";
+  }
+  return null;
+}
 
 /**
  * The manifests of a checkout at `root` among its inventoried `paths`: each read from disk only
@@ -51,34 +90,57 @@ export function repositoryManifests(root: string, paths: readonly string[]): Man
 /** The package roots a repository's manifests declare, deepest directories first. */
 export function readPackageRoots(source: ManifestSource): PackageRoot[] {
   const paths = new Set(source.paths);
-  const roots = new Set<string>();
+  const roots = new Map<string, PackageRoot>();
+  const add = (root: PackageRoot) => {
+    const key = `${root.family}\0${root.dir}`;
+    if (!roots.has(key)) roots.set(key, root);
+  };
   for (const path of source.paths) {
     const name = posix.basename(path);
-    if (name !== "pyproject.toml" && name !== "setup.cfg" && name !== "setup.py") continue;
     const project = posix.dirname(path) === "." ? "" : posix.dirname(path);
-    const text = name === "setup.py" ? "" : source.read(path);
-    if (text !== null && text.length > MAX_MANIFEST_BYTES) continue;
-    const declared = name === "pyproject.toml"
-      ? pyprojectRoots(text ?? "")
-      : name === "setup.cfg"
-      ? setupCfgRoots(text ?? "")
-      : [];
-    const dirs = declared.length > 0 ? declared : staticSrcLayout(project, paths);
-    for (const dir of dirs) {
-      const joined = normalize(project === "" ? dir : `${project}/${dir}`);
-      if (joined !== null && joined !== "") roots.add(joined);
+    if (name === "pyproject.toml" || name === "setup.cfg" || name === "setup.py") {
+      const text = name === "setup.py" ? "" : source.read(path);
+      if (text !== null && text.length > MAX_MANIFEST_BYTES) continue;
+      const declared = name === "pyproject.toml"
+        ? pyprojectRoots(text ?? "")
+        : name === "setup.cfg"
+        ? setupCfgRoots(text ?? "")
+        : [];
+      const dirs = declared.length > 0 ? declared : staticSrcLayout(project, paths);
+      for (const dir of dirs) {
+        const joined = normalize(project === "" ? dir : `${project}/${dir}`);
+        if (joined !== null && joined !== "") {
+          add({ dir: joined, family: "python", name: "", exports: {} });
+        }
+      }
+    } else if (name === "Cargo.toml") {
+      const text = source.read(path);
+      const crate = text === null ? null : cargoCrate(text);
+      if (!crate) continue;
+      const joined = normalize(project === "" ? crate.dir : `${project}/${crate.dir}`);
+      if (joined !== null && joined !== "") {
+        add({ dir: joined, family: "rust", name: crate.name, exports: {} });
+      }
+    } else if (name === "package.json") {
+      const text = source.read(path);
+      const root = text === null ? null : packageJsonRoot(text, project, paths);
+      if (root) add(root);
     }
   }
-  return [...roots].sort((a, b) => b.length - a.length || a.localeCompare(b)).map((dir) => ({
-    dir,
-    language: "python" as const,
-  }));
+  return [...roots.values()].sort((a, b) =>
+    b.dir.length - a.dir.length || a.dir.localeCompare(b.dir) || a.family.localeCompare(b.family)
+  );
 }
 
-/** The root of a repository path among `roots` (the deepest that holds it), or null. */
-export function packageRootOf(roots: readonly PackageRoot[], path: string): string | null {
+/** The root of `family` that holds a repository path (the deepest), or null. */
+export function packageRootOf(
+  roots: readonly PackageRoot[],
+  path: string,
+  family: ModuleFamily | null = "python",
+): PackageRoot | null {
+  if (family === null) return null;
   for (const root of roots) {
-    if (path.startsWith(`${root.dir}/`)) return root.dir;
+    if (root.family === family && (root.dir === "" || path.startsWith(`${root.dir}/`))) return root;
   }
   return null;
 }
@@ -151,6 +213,147 @@ export function setupCfgRoots(text: string): string[] {
     }
   }
   return dirs;
+}
+
+/** A crate's name as code writes it and its source directory, from `Cargo.toml`; null for none. */
+export function cargoCrate(text: string): { name: string; dir: string } | null {
+  const tables = readToml(text);
+  const unquote = (value: string | undefined) =>
+    value === undefined ? undefined : strings(value)[0];
+  const lib = tables.get("lib");
+  const name = unquote(lib?.get("name")) ?? unquote(tables.get("package")?.get("name"));
+  if (!name || !/^[A-Za-z_][\w-]*$/.test(name)) return null;
+  const libPath = unquote(lib?.get("path"));
+  const dir = libPath ? posix.dirname(libPath) : "src";
+  return { name: name.replaceAll("-", "_"), dir: dir === "." ? "" : dir };
+}
+
+/** Extensions a package's source files have, most specific first. */
+const SOURCE_EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+/** Extensions of what a build writes for a source file. */
+const BUILT_EXTENSION = /(\.d)?\.(?:[mc]?js|[mc]?ts|tsx|jsx)$/;
+
+/**
+ * The JavaScript/TypeScript root a `package.json` at `project` declares: its name, the directory
+ * of the source its entry point is built from, and the module each exported source file is
+ * imported as (the entry: the name; `exports["./tiny"]`: `name/tiny`); null for a package without
+ * a name or without an entry that leads to an indexed file, and for unreadable JSON.
+ */
+export function packageJsonRoot(
+  text: string,
+  project: string,
+  paths: ReadonlySet<string>,
+): PackageRoot | null {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!manifest || typeof manifest !== "object" || Array.isArray(manifest)) return null;
+  const fields = manifest as Record<string, unknown>;
+  const name = fields.name;
+  if (typeof name !== "string" || !/^(@[\w.-]+\/)?[\w.-]+$/.test(name)) return null;
+  const within = (path: string) => project === "" ? path : `${project}/${path}`;
+  const subpaths = exportSubpaths(fields.exports);
+  const main = [
+    ...(subpaths.get(".") ?? []),
+    ...["source", "types", "typings", "module", "main"].flatMap((key) =>
+      typeof fields[key] === "string" ? [fields[key] as string] : []
+    ),
+  ];
+  const exports: Record<string, string> = {};
+  const entry = entrySource(main, within, paths);
+  if (entry !== null) exports[entry] = name;
+  for (const [subpath, targets] of subpaths) {
+    if (subpath === "." || subpath.includes("*") || subpath.endsWith(".json")) continue;
+    const source = entrySource(targets, within, paths);
+    if (source !== null && !(source in exports)) exports[source] = `${name}/${subpath.slice(2)}`;
+  }
+  // A package nobody imports by name (an application, a workspace root) keeps its paths.
+  const sources = Object.keys(exports);
+  if (sources.length === 0) return null;
+  const anchor = entry ?? sources.sort((a, b) => a.length - b.length)[0];
+  const dir = posix.dirname(anchor) === "." ? "" : posix.dirname(anchor);
+  return { dir, family: "javascript", name, exports };
+}
+
+/** The source an entry point's targets are built from; else, shipping only types, its `.d.ts`. */
+function entrySource(
+  targets: readonly string[],
+  within: (path: string) => string,
+  paths: ReadonlySet<string>,
+): string | null {
+  for (const target of targets) {
+    const source = sourceOfEntry(target, within, paths);
+    if (source !== null) return source;
+  }
+  for (const target of targets) {
+    const clean = normalize(target.replace(/^\.\//, ""));
+    if (clean && /\.d\.[mc]?ts$/.test(clean) && paths.has(within(clean))) return within(clean);
+  }
+  return null;
+}
+
+/**
+ * The targets of each subpath `exports` declares (`"."`, `"./tiny"`), conditions read in the
+ * order a type checker reads them; `exports` as a string or a conditions object is `"."`.
+ */
+function exportSubpaths(exports: unknown): Map<string, string[]> {
+  const bySubpath = typeof exports === "object" && exports !== null && !Array.isArray(exports) &&
+      Object.keys(exports).some((key) => key.startsWith("."))
+    ? Object.entries(exports as Record<string, unknown>)
+    : exports === undefined
+    ? []
+    : [[".", exports] as [string, unknown]];
+  const subpaths = new Map<string, string[]>();
+  for (const [subpath, value] of bySubpath) {
+    if (subpath !== "." && !subpath.startsWith("./")) continue;
+    const targets: string[] = [];
+    const walk = (value: unknown, depth: number) => {
+      if (depth > 4) return;
+      if (typeof value === "string") targets.push(value);
+      else if (Array.isArray(value)) { for (const item of value) walk(item, depth + 1); }
+      else if (value && typeof value === "object") {
+        const record = value as Record<string, unknown>;
+        const keys = ["source", "types", "import", "module", "default", "require", "node"];
+        for (const key of [...keys, ...Object.keys(record).filter((key) => !keys.includes(key))]) {
+          if (key in record) walk(record[key], depth + 1);
+        }
+      }
+    };
+    walk(value, 0);
+    subpaths.set(subpath, targets);
+  }
+  return subpaths;
+}
+
+/**
+ * The repository path of the source file an entry point (`./dist/index.js`) is built from: the
+ * entry itself when it is source, else the same path (extension aside) with leading build
+ * directories left out, directly or under `src/`; null when none is indexed.
+ */
+function sourceOfEntry(
+  target: string,
+  within: (path: string) => string,
+  paths: ReadonlySet<string>,
+): string | null {
+  const clean = normalize(target.replace(/^\.\//, ""));
+  if (clean === null || clean === "" || clean.includes("*")) return null;
+  if (paths.has(within(clean)) && !clean.endsWith(".d.ts")) {
+    if (SOURCE_EXTENSIONS.some((extension) => clean.endsWith(extension))) return within(clean);
+  }
+  const segments = clean.replace(BUILT_EXTENSION, "").split("/");
+  for (let skip = 0; skip < segments.length; skip++) {
+    const rest = segments.slice(skip).join("/");
+    for (const base of [rest, `src/${rest}`]) {
+      for (const extension of SOURCE_EXTENSIONS) {
+        const candidate = within(`${base}${extension}`);
+        if (paths.has(candidate)) return candidate;
+      }
+    }
+  }
+  return null;
 }
 
 type TomlTable = Map<string, string>;

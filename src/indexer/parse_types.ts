@@ -30,8 +30,18 @@ export interface ParseJob {
   /** Stored content hash: an equal hash answers `unchanged` without parsing. */
   knownHash: string | null;
   maxFileSize: number;
-  /** The package root the file's module is named from (`src` of a Python src layout), if any. */
-  packageRoot: string | null;
+  /** The package root the file's module is named from (`package_roots.ts`), if any. */
+  packageRoot: ModuleRoot | null;
+}
+
+/** Where a file's module name starts (`package_roots.ts`). */
+export interface ModuleRoot {
+  /** Repository-relative directory the module path is read from ("" for the repository root). */
+  dir: string;
+  /** What the language's users call the package (`serde_json`, `@acme/ledger`); "" for Python. */
+  name: string;
+  /** The module the file is exported as (a package.json entry or subpath export), if it is. */
+  exported: string | null;
 }
 
 export type ParseReply =

@@ -13,9 +13,15 @@ import { type EmbeddingConfig, type EmbeddingReport, embedMissingChunks } from "
 import { gitHead, gitRenames } from "./git.ts";
 import { type Inventory, takeInventory } from "./inventory.ts";
 import { languageForPath, type LanguageTable, parserIdentity } from "./languages.ts";
-import type { SkipReason } from "./parse_types.ts";
+import type { ModuleRoot, SkipReason } from "./parse_types.ts";
 import { type ReplyEffect, replyOutcome, tallyOutcomes, type TargetWrite } from "./outcome.ts";
-import { packageRootOf, readPackageRoots, repositoryManifests } from "./package_roots.ts";
+import {
+  moduleFamily,
+  moduleRootOf,
+  packageRootOf,
+  readPackageRoots,
+  repositoryManifests,
+} from "./package_roots.ts";
 import type { ParsePool } from "./pool.ts";
 import { loadSettings, parseSettings, type RepositorySettings, SETTINGS_PATH } from "./settings.ts";
 
@@ -160,7 +166,7 @@ interface PlannedRefresh {
   languages: Map<string, string | null>;
   fingerprintKeys: Map<string, string>;
   /** Each file's package root (`package_roots.ts`), when it has one. */
-  packageRoots: Map<string, string>;
+  packageRoots: Map<string, ModuleRoot>;
 }
 
 /** Plans the refresh: the inventory against the stored rows, with git's renames. */
@@ -184,16 +190,22 @@ async function planRefresh(options: {
   const roots = readPackageRoots(
     repositoryManifests(root, inventory.files.map((file) => file.path)),
   );
-  const packageRoots = new Map<string, string>();
+  const packageRoots = new Map<string, ModuleRoot>();
   const planInput = inventory.files.map((file) => {
     const language = languageForPath(table, file.path, settings.languages);
     languages.set(file.path, language);
-    const packageRoot = language === "python" ? packageRootOf(roots, file.path) : null;
+    const packageRoot = moduleRootOf(
+      packageRootOf(roots, file.path, moduleFamily(language)),
+      file.path,
+    );
     if (packageRoot !== null) packageRoots.set(file.path, packageRoot);
+    const rootKey = packageRoot
+      ? `${packageRoot.dir}|${packageRoot.name}|${packageRoot.exported ?? ""}`
+      : "";
     const key = sha256Hex(
-      `${settings.hash}|${parserIdentity(table, language)}|${language}|${PIPELINE_VERSION}|${
-        packageRoot ?? ""
-      }`,
+      `${settings.hash}|${
+        parserIdentity(table, language)
+      }|${language}|${PIPELINE_VERSION}|${rootKey}`,
     ).slice(0, 12);
     fingerprintKeys.set(file.path, key);
     return { ...file, fingerprintKey: key };

@@ -37,9 +37,12 @@
  *       the package roots a repository's manifests declare (a `src/` layout).
  *   5 — the parse Worker makes the stored form (packed relations, compressed text,
  *       statement ranges, int8 hashing vectors, whether chunk terms cover the text).
+ *   6 — Rust modules named from the crate of a Cargo.toml (`serde_json::de`), JavaScript
+ *       and TypeScript modules from a package.json name and source root (`@acme/ledger/tax`);
+ *       a declaration file is named as the module it declares (`index.d.ts` → `index`).
  */
 export const SCHEMA_VERSION = 3;
-export const PIPELINE_VERSION = 5;
+export const PIPELINE_VERSION = 6;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
