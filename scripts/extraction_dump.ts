@@ -11,6 +11,8 @@
  */
 import { parseArgs } from "node:util";
 import {
+  moduleFamily,
+  moduleRootOf,
   packageRootOf,
   readPackageRoots,
   repositoryManifests,
@@ -109,7 +111,7 @@ for (const path of files) {
   const tree = parseForExtraction(parser, text, { rules: grammar.rules });
   if (!tree) continue;
   try {
-    const packageRoot = language === "python" ? packageRootOf(roots, path) : null;
+    const packageRoot = moduleRootOf(packageRootOf(roots, path, moduleFamily(language)), path);
     const output = extractStructure({ tree, text, path, grammar, packageRoot });
     Deno.stdout.writeSync(encoder.encode(JSON.stringify({ path, language, ...output }) + "\n"));
   } finally {
