@@ -306,8 +306,16 @@ Deno.test("item 11 (real daemon, query Workers): a target a query finds damaged 
     const answer = await ask() as any;
     assert.ok(answer.results.some((hit: any) => hit.name === "Vault7"));
     assert.notEqual(createdAt(databasePath), identity);
-    // Repaired once, where refreshes run, and traced with its reason.
-    const repairs = jsonEvents(daemon.stderr(), "refresh").filter((e) => e.rebuilt === "corrupt");
+    // Repaired once, where refreshes run, and traced with its reason (the trace is written when
+    // the refresh Worker's report reaches the daemon's thread, which may follow the swap).
+    const corruptRepairs = () =>
+      jsonEvents(daemon.stderr(), "refresh").filter((e) => e.rebuilt === "corrupt");
+    await waitFor(
+      "the repair's trace",
+      () => Promise.resolve(corruptRepairs().length > 0 ? true : null),
+      10_000,
+    );
+    const repairs = corruptRepairs();
     assert.equal(repairs.length, 1, daemon.stderr());
     assert.equal(repairs[0].trigger, "repair: corrupt");
   } finally {
