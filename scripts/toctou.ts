@@ -175,8 +175,16 @@ export async function raceParses(options: ToctouOptions): Promise<ToctouReport> 
         const reports = (refresh.data as { reports: { parsed: number }[] }).reports;
         report.refreshParsed += reports.reduce((sum, entry) => sum + entry.parsed, 0);
         report.refreshes++;
+        // Search ranks by meaning too: only a hit whose text holds the outside word counts.
         const found = await runAction(workspace, "search", { query: "zanzibarOutside" });
-        const hits = new Set(found.results.map((hit) => (hit as { path: string }).path));
+        const hits = new Set(
+          found.results.filter((hit) =>
+            /zanzibarOutside/.test((hit as { snippet: string }).snippet)
+          )
+            .map((hit) => (hit as { path: string }).path),
+        );
+        const grepped = await runAction(workspace, "grep", { pattern: "zanzibarOutside" });
+        for (const hit of grepped.results) hits.add((hit as { path: string }).path);
         report.outsideSearchable = Math.max(report.outsideSearchable, hits.size);
       }
     };

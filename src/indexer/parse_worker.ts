@@ -5,6 +5,7 @@
 /// <reference lib="deno.worker" />
 import { Language, type Node, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { sha256Hex } from "../engine/hash.ts";
 import {
   type ExtractionGrammar,
@@ -58,18 +59,75 @@ function grammarFor(language: string): Promise<LoadedGrammar> | null {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-async function parseFile(job: ParseJob): Promise<ParseReply> {
-  const full = join(job.root, job.path);
-  let bytes: Uint8Array;
-  let mtimeMs = 0;
+/**
+ * Where the Worker's last read file lies, for the pool to confirm before it
+ * takes the reply: the descriptor (held open until the pool answers) and the
+ * identity the Worker saw through it.
+ */
+export interface OpenedFile {
+  fd: number;
+  dev: number;
+  ino: number;
+}
+
+/** A Worker's answer to one job: the reply, and the file it read, if it opened one. */
+export interface WorkerReply {
+  reply: ParseReply;
+  opened: OpenedFile | null;
+}
+
+/** The pool's word that the Worker may close the descriptor of the file it last read. */
+export interface WorkerRelease {
+  type: "release";
+}
+
+/** The last file opened, its descriptor open until the pool has checked where it lies. */
+let held: OpenedFile | null = null;
+
+function release(): void {
+  if (held === null) return;
   try {
-    // Deno's read permission checks the path as written, not where a symlink leads: resolve it.
-    const real = Deno.realPathSync(full);
-    if (real !== job.root && !real.startsWith(job.root.endsWith("/") ? job.root : `${job.root}/`)) {
+    closeSync(held.fd);
+  } catch {
+    // already closed
+  }
+  held = null;
+}
+
+// No wait on a FIFO swapped in; no symlink as the last component where the open honours
+// O_NOFOLLOW (a Worker's permission check may resolve the link first: the pool's confirmation
+// refuses it then).
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Reads one file of the root through a descriptor, judged by what was opened
+ * (a regular file, one link, within the size limit), never by a path checked
+ * earlier: a directory on the way may be swapped for a symlink at any instant.
+ * The pool then confirms, from the kernel's record of the open descriptor,
+ * that the file lies at this path inside the root (`ParsePool#confirm`).
+ */
+function readFile(job: ParseJob): { bytes: Uint8Array; mtimeMs: number } | ParseReply {
+  if (job.path.split("/").some((part) => part === ".." || part === "." || part === "")) {
+    return skipped(job, "symlink_escape", "outside the repository root");
+  }
+  let fd: number;
+  try {
+    fd = openSync(join(job.root, job.path), OPEN_FLAGS);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       return skipped(job, "symlink_escape", "outside the repository root");
     }
-    const info = Deno.statSync(real);
-    if (!info.isFile) return skipped(job, "not_a_file", "not a regular file");
+    if ((error as { code?: string }).code === "ELOOP") {
+      return skipped(job, "symlink", "a symlink is never indexed");
+    }
+    return skipped(job, "unreadable", (error as Error).message);
+  }
+  held = { fd, dev: -1, ino: -1 };
+  try {
+    const info = fstatSync(fd);
+    held = { fd, dev: info.dev, ino: info.ino };
+    if (!info.isFile()) return skipped(job, "not_a_file", "not a regular file");
+    if (info.nlink > 1) return skipped(job, "hard_link", "a file with more than one hard link");
     if (info.size > job.maxFileSize) {
       return skipped(
         job,
@@ -77,21 +135,35 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
         `${info.size} bytes exceeds max_file_size ${job.maxFileSize}`,
       );
     }
-    mtimeMs = Math.trunc(info.mtime?.getTime() ?? 0);
-    bytes = Deno.readFileSync(real);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
-      return skipped(job, "symlink_escape", "outside the repository root");
+    // Read to the end (the file may have grown since the stat), never past the limit.
+    let buffer = new Uint8Array(Math.min(info.size, job.maxFileSize) + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (buffer.length > job.maxFileSize) break;
+        const larger = new Uint8Array(Math.min(buffer.length * 2, job.maxFileSize + 1));
+        larger.set(buffer);
+        buffer = larger;
+      }
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
     }
+    if (length > job.maxFileSize) {
+      return skipped(job, "oversize", `more than ${job.maxFileSize} bytes (max_file_size)`);
+    }
+    return { bytes: buffer.subarray(0, length), mtimeMs: Math.trunc(info.mtimeMs) };
+  } catch (error) {
     return skipped(job, "unreadable", (error as Error).message);
   }
-  if (bytes.length > job.maxFileSize) {
-    return skipped(
-      job,
-      "oversize",
-      `${bytes.length} bytes exceeds max_file_size ${job.maxFileSize}`,
-    );
-  }
+}
+
+function parseFile(job: ParseJob): Promise<ParseReply> | ParseReply {
+  const read = readFile(job);
+  return "status" in read ? read : parseBytes(job, read.bytes, read.mtimeMs);
+}
+
+async function parseBytes(job: ParseJob, bytes: Uint8Array, mtimeMs: number): Promise<ParseReply> {
   const hash = sha256Hex(bytes);
   if (job.knownHash === hash) {
     return { id: job.id, status: "unchanged", hash, size: bytes.length, mtimeMs };
@@ -187,28 +259,34 @@ function skipped(job: ParseJob, reason: SkipReason, message: string): ParseReply
   return { id: job.id, status: "skipped", reason, message };
 }
 
-self.onmessage = async (event: MessageEvent<WorkerInit | ParseJob>) => {
+self.onmessage = async (event: MessageEvent<WorkerInit | WorkerRelease | ParseJob>) => {
   const message = event.data;
-  if ("type" in message && message.type === "init") {
-    init = message;
-    ready = Parser.init({ wasmBinary: message.core });
+  release();
+  if ("type" in message) {
+    if (message.type === "init") {
+      init = message;
+      ready = Parser.init({ wasmBinary: message.core });
+    }
     return;
   }
-  const job = message as ParseJob;
+  const job = message;
   if (job.grammar) grammars.set(job.grammar.language, job.grammar);
+  let reply: ParseReply;
   try {
     await ready;
-    const reply = await parseFile(job);
-    // The packed bytes move to the writer's thread instead of being copied.
-    self.postMessage(reply, reply.status === "parsed" ? transferables(reply.rows) : []);
+    reply = await parseFile(job);
   } catch (error) {
-    self.postMessage(
-      {
-        id: job.id,
-        status: "failed",
-        stage: "parse",
-        message: (error as Error)?.message ?? String(error),
-      } satisfies ParseReply,
-    );
+    reply = {
+      id: job.id,
+      status: "failed",
+      stage: "parse",
+      message: (error as Error)?.message ?? String(error),
+    };
   }
+  // Every reply names the file it read (whatever became of it), for the pool to confirm.
+  // The packed bytes move to the writer's thread instead of being copied.
+  self.postMessage(
+    { reply, opened: held } satisfies WorkerReply,
+    reply.status === "parsed" ? transferables(reply.rows) : [],
+  );
 };

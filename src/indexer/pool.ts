@@ -5,8 +5,8 @@ import {
   readGrammarQueries,
   readGrammarWasm,
 } from "./languages.ts";
-import type { ParseJob, ParseReply, WorkerGrammar } from "./parse_types.ts";
-import type { WorkerInit } from "./parse_worker.ts";
+import type { ParseJob, ParseReply, SkipReason, WorkerGrammar } from "./parse_types.ts";
+import type { OpenedFile, WorkerInit, WorkerRelease, WorkerReply } from "./parse_worker.ts";
 
 /** Milliseconds one file may take before its Worker is replaced and the file recorded as failed. */
 export const PARSE_TIMEOUT_MS = 30_000;
@@ -25,9 +25,22 @@ interface Slot {
 /**
  * A pool of parse Workers for one repository root. Each Worker may read only
  * that root: no write, net, env, run, ffi or sys permission.
+ *
+ * Deno's read permission judges a path as written, so a Worker told to read
+ * `src/pkg/a.ts` reads wherever `src/pkg` leads at the instant of the open: a
+ * directory swapped for a symlink to an outside directory between any check
+ * and the read is followed. So no reply is taken on the strength of a path
+ * checked before: the Worker reads through a descriptor it holds open, and the
+ * pool asks the kernel where that open file lies (`/proc/self/fd/<fd>`, the
+ * path of the very file opened, kept current by the kernel) before taking the
+ * reply. A file that lies anywhere but at its path inside the root is refused.
  */
 export class ParsePool {
   readonly #root: string;
+  /** The root with its own symlinks resolved: how the kernel names files under it. */
+  readonly #realRoot: string;
+  /** The kernel's record of open descriptors can be read here (Linux, with full permissions). */
+  readonly #descriptors: boolean;
   readonly #table: LanguageTable;
   readonly #init: WorkerInit;
   readonly #slots: Slot[] = [];
@@ -36,6 +49,8 @@ export class ParsePool {
 
   constructor(options: { root: string; table: LanguageTable; size?: number }) {
     this.#root = options.root;
+    this.#realRoot = Deno.realPathSync(options.root);
+    this.#descriptors = descriptorsReadable();
     this.#table = options.table;
     this.#init = workerInit(options.table);
     const size = options.size ?? Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4));
@@ -77,7 +92,7 @@ export class ParsePool {
       },
     });
     const slot: Slot = { worker, grammars: new Set(), busy: null };
-    worker.onmessage = (event: MessageEvent<ParseReply>) => this.#finish(slot, event.data);
+    worker.onmessage = (event: MessageEvent<WorkerReply>) => this.#finish(slot, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
       this.#replace(slot, `worker crashed: ${event.message}`);
@@ -104,13 +119,63 @@ export class ParsePool {
     }
   }
 
-  #finish(slot: Slot, reply: ParseReply): void {
+  #finish(slot: Slot, message: WorkerReply): void {
     const busy = slot.busy;
+    let reply = message.reply;
     if (!busy || busy.job.id !== reply.id) return;
+    if (message.opened) {
+      const refusal = this.#confirm(busy.job.path, message.opened);
+      slot.worker.postMessage({ type: "release" } satisfies WorkerRelease);
+      if (refusal) reply = { id: reply.id, status: "skipped", ...refusal };
+    }
     clearTimeout(busy.timer);
     slot.busy = null;
     busy.resolve(reply);
     this.#pump();
+  }
+
+  /**
+   * Null when the file a Worker read (its descriptor still open) lies at
+   * `path` inside the root with one link, else why the reply is refused.
+   */
+  #confirm(path: string, opened: OpenedFile): { reason: SkipReason; message: string } | null {
+    const expected = `${this.#realRoot}/${path}`;
+    let location: string;
+    let info: Deno.FileInfo;
+    try {
+      if (this.#descriptors) {
+        // The kernel's own path of the open file, and the file itself (to be sure it is the
+        // Worker's descriptor).
+        location = Deno.readLinkSync(`/proc/self/fd/${opened.fd}`);
+        info = Deno.statSync(`/proc/self/fd/${opened.fd}`);
+      } else {
+        // Without /proc: the path checked again without following a symlink on the way. This
+        // narrows the race (a swap must come and go between the open and this check) but cannot
+        // close it; the guarantee holds where /proc/self/fd can be read.
+        location = plainPath(this.#realRoot, path) ? expected : "";
+        info = Deno.lstatSync(expected);
+      }
+    } catch (error) {
+      return { reason: "unreadable", message: `cannot confirm the file read: ${error}` };
+    }
+    if (info.dev !== opened.dev || info.ino !== opened.ino) {
+      return { reason: "unreadable", message: "the file changed while it was read" };
+    }
+    if (location === expected) {
+      return (info.nlink ?? 1) > 1
+        ? { reason: "hard_link", message: "a file with more than one hard link" }
+        : null;
+    }
+    if (location.startsWith(`${this.#realRoot}/`)) {
+      // Another file of the root: the path is a symlink to it, or the file moved meanwhile.
+      return isSymlink(expected)
+        ? { reason: "symlink", message: "a symlink is never indexed" }
+        : { reason: "unreadable", message: "the file moved while it was read" };
+    }
+    return {
+      reason: "symlink_escape",
+      message: "outside the repository root (a directory on its path became a symlink)",
+    };
   }
 
   #replace(slot: Slot, message: string): void {
@@ -123,6 +188,34 @@ export class ParsePool {
     if (busy) busy.resolve({ id: busy.job.id, status: "failed", stage: "parse", message });
     this.#pump();
   }
+}
+
+/** Whether this thread may read the kernel's record of its open descriptors. */
+function descriptorsReadable(): boolean {
+  try {
+    Deno.readDirSync("/proc/self/fd");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return Deno.lstatSync(path).isSymlink;
+  } catch {
+    return false;
+  }
+}
+
+/** Every directory from the root to `path`, and `path` itself, is no symlink. */
+function plainPath(realRoot: string, path: string): boolean {
+  let current = realRoot;
+  for (const part of path.split("/")) {
+    current = `${current}/${part}`;
+    if (Deno.lstatSync(current).isSymlink) return false;
+  }
+  return true;
 }
 
 let cachedInit: WorkerInit | null = null;
