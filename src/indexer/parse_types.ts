@@ -32,12 +32,29 @@ export interface ParseJob {
   maxFileSize: number;
   /** The package root the file's module is named from (`src` of a Python src layout), if any. */
   packageRoot: string | null;
+  /** Milliseconds the file may take before it fails as timed out (the pool's default if absent). */
+  timeoutMs?: number;
+}
+
+/** The bytes of a file as read: size, mtime and content hash. */
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  hash: string;
 }
 
 export type ParseReply =
   | { id: number; status: "unchanged"; hash: string; size: number; mtimeMs: number }
   | { id: number; status: "skipped"; reason: SkipReason; message: string }
-  | { id: number; status: "failed"; stage: string; message: string }
+  | {
+    id: number;
+    status: "failed";
+    /** `timeout` and `crash` (the Worker ran out of time or memory) name the bytes in `file`. */
+    stage: string;
+    message: string;
+    /** The bytes being parsed when the Worker timed out or crashed, when it had read them. */
+    file?: FileIdentity;
+  }
   | {
     id: number;
     status: "parsed";

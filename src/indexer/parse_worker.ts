@@ -15,7 +15,14 @@ import {
   parseForExtraction,
 } from "./extract.ts";
 import { fileRows } from "./file_rows.ts";
-import type { FileRows, ParseJob, ParseReply, SkipReason, WorkerGrammar } from "./parse_types.ts";
+import type {
+  FileIdentity,
+  FileRows,
+  ParseJob,
+  ParseReply,
+  SkipReason,
+  WorkerGrammar,
+} from "./parse_types.ts";
 
 /**
  * The Worker's start message. Grammars come with the first job of their
@@ -74,6 +81,14 @@ export interface OpenedFile {
 export interface WorkerReply {
   reply: ParseReply;
   opened: OpenedFile | null;
+}
+
+/** Sent once a file's bytes are read, before parsing them: what a timeout or crash interrupted. */
+export interface WorkerRead {
+  type: "read";
+  id: number;
+  file: FileIdentity;
+  opened: OpenedFile;
 }
 
 /** The pool's word that the Worker may close the descriptor of the file it last read. */
@@ -165,6 +180,16 @@ function parseFile(job: ParseJob): Promise<ParseReply> | ParseReply {
 
 async function parseBytes(job: ParseJob, bytes: Uint8Array, mtimeMs: number): Promise<ParseReply> {
   const hash = sha256Hex(bytes);
+  if (held) {
+    self.postMessage(
+      {
+        type: "read",
+        id: job.id,
+        file: { size: bytes.length, mtimeMs, hash },
+        opened: held,
+      } satisfies WorkerRead,
+    );
+  }
   if (job.knownHash === hash) {
     return { id: job.id, status: "unchanged", hash, size: bytes.length, mtimeMs };
   }

@@ -5,11 +5,21 @@ import {
   readGrammarQueries,
   readGrammarWasm,
 } from "./languages.ts";
-import type { ParseJob, ParseReply, SkipReason, WorkerGrammar } from "./parse_types.ts";
-import type { OpenedFile, WorkerInit, WorkerRelease, WorkerReply } from "./parse_worker.ts";
-
-/** Milliseconds one file may take before its Worker is replaced and the file recorded as failed. */
-export const PARSE_TIMEOUT_MS = 30_000;
+import type {
+  FileIdentity,
+  ParseJob,
+  ParseReply,
+  SkipReason,
+  WorkerGrammar,
+} from "./parse_types.ts";
+import { PARSE_TIMEOUT_MS } from "./settings.ts";
+import type {
+  OpenedFile,
+  WorkerInit,
+  WorkerRead,
+  WorkerRelease,
+  WorkerReply,
+} from "./parse_worker.ts";
 
 interface Slot {
   worker: Worker;
@@ -19,6 +29,8 @@ interface Slot {
     job: ParseJob;
     resolve: (reply: ParseReply) => void;
     timer: ReturnType<typeof setTimeout>;
+    /** The bytes the Worker read for the job, once it says so (and the read is confirmed). */
+    read?: FileIdentity;
   } | null;
 }
 
@@ -92,10 +104,14 @@ export class ParsePool {
       },
     });
     const slot: Slot = { worker, grammars: new Set(), busy: null };
-    worker.onmessage = (event: MessageEvent<WorkerReply>) => this.#finish(slot, event.data);
+    worker.onmessage = (event: MessageEvent<WorkerReply | WorkerRead>) => {
+      const message = event.data;
+      if ("type" in message) this.#read(slot, message);
+      else this.#finish(slot, message);
+    };
     worker.onerror = (event) => {
       event.preventDefault();
-      this.#replace(slot, `worker crashed: ${event.message}`);
+      this.#replace(slot, "crash", `worker crashed: ${event.message}`);
     };
     worker.postMessage(this.#init);
     return slot;
@@ -105,9 +121,10 @@ export class ParsePool {
     for (const slot of this.#slots) {
       if (slot.busy || this.#queue.length === 0) continue;
       const next = this.#queue.shift()!;
+      const timeout = next.job.timeoutMs ?? PARSE_TIMEOUT_MS;
       const timer = setTimeout(
-        () => this.#replace(slot, `timed out after ${PARSE_TIMEOUT_MS} ms`),
-        PARSE_TIMEOUT_MS,
+        () => this.#replace(slot, "timeout", `timed out after ${timeout} ms`),
+        timeout,
       );
       slot.busy = { ...next, timer };
       const language = next.job.language;
@@ -117,6 +134,13 @@ export class ParsePool {
       if (grammar) slot.grammars.add(grammar.language);
       slot.worker.postMessage(grammar ? { ...next.job, grammar } : next.job);
     }
+  }
+
+  /** The Worker has read the job's bytes and begins parsing them: what it read, if confirmed. */
+  #read(slot: Slot, message: WorkerRead): void {
+    const busy = slot.busy;
+    if (!busy || busy.job.id !== message.id) return;
+    if (this.#confirm(busy.job.path, message.opened) === null) busy.read = message.file;
   }
 
   #finish(slot: Slot, message: WorkerReply): void {
@@ -178,14 +202,20 @@ export class ParsePool {
     };
   }
 
-  #replace(slot: Slot, message: string): void {
+  /**
+   * Replaces a Worker that ran out of time or crashed; its job fails with the
+   * bytes it was parsing, when known (so the same bytes are not tried again).
+   */
+  #replace(slot: Slot, stage: "timeout" | "crash", message: string): void {
     const busy = slot.busy;
     slot.worker.terminate();
     const index = this.#slots.indexOf(slot);
     if (busy) clearTimeout(busy.timer);
     if (this.#closed || index < 0) return;
     this.#slots[index] = this.#spawn();
-    if (busy) busy.resolve({ id: busy.job.id, status: "failed", stage: "parse", message });
+    if (busy) {
+      busy.resolve({ id: busy.job.id, status: "failed", stage, message, file: busy.read });
+    }
     this.#pump();
   }
 }

@@ -1,6 +1,7 @@
 import { loadLanguageTable } from "../indexer/languages.ts";
 import type { EmbeddingConfig } from "../indexer/embeddings.ts";
 import type { ParsePool } from "../indexer/pool.ts";
+import type { WorkspaceLimits } from "../indexer/settings.ts";
 import {
   reconcileRepository,
   type RefreshProgress,
@@ -21,6 +22,8 @@ export interface RefreshTarget {
   location: TargetLocation;
   /** The workspace's embedding provider, if one is configured. */
   embeddings?: EmbeddingConfig | null;
+  /** The workspace's limits on the repository's own settings (`sextant.yml`). */
+  limits?: WorkspaceLimits;
 }
 
 /**
@@ -41,6 +44,7 @@ export async function reconcileTarget(
         pool: options.pool,
         onProgress: options.onProgress,
         embeddings: target.embeddings ?? null,
+        limits: target.limits,
       });
     } finally {
       writer.close();

@@ -321,6 +321,7 @@ export class Workspace {
       root: repo.root,
       location: repo.location,
       embeddings: this.#embeddings(),
+      ...(this.config.maxFileSize ? { limits: { maxFileSize: this.config.maxFileSize } } : {}),
     };
     const { report, rebuilt } = this.#shared.refreshWorker !== undefined
       ? await this.#refreshInWorker(target, onProgress)
