@@ -13,14 +13,19 @@
  * - parses `src/pkg/f<i>.ts` in a `ParsePool` (the product's Workers, the
  *   product's read), counting replies whose bytes hash to an outside file;
  * - refreshes the repository through the `refresh` action and, after each,
- *   searches for `zanzibarOutside` (an outside file that became searchable).
+ *   searches for `zanzibarOutside` (an outside file that became searchable);
+ * - reads the same files on this thread with `readConfined` (the read the live
+ *   scan, the settings, `.gitignore` files and manifests go through), and, for
+ *   comparison, the way the live scan read before (`lstat`, then read the path).
  *
- *   deno run --unstable-worker-options --allow-all scripts/toctou.ts [--parses 12000] [--refreshes 20]
+ *   deno run --unstable-worker-options --allow-all scripts/toctou.ts [--parses 12000]
+ *     [--refreshes 20] [--thread-reads 12000] [--files 64]
  */
 import { join } from "node:path";
 import { sha256Hex } from "../src/engine/hash.ts";
 import { loadLanguageTable } from "../src/indexer/languages.ts";
 import { ParsePool } from "../src/indexer/pool.ts";
+import { readConfined } from "../src/indexer/confined.ts";
 import type { ParseReply } from "../src/indexer/parse_types.ts";
 import { runAction } from "../src/actions/dispatch.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
@@ -30,6 +35,8 @@ export interface ToctouOptions {
   parses: number;
   /** Refreshes (each followed by a search for the outside word) while the swap loop runs. */
   refreshes: number;
+  /** Reads on this thread with `readConfined` (and as many checked-then-read) while it runs. */
+  threadReads?: number;
   /** Files in the swapped directory. */
   files?: number;
   /** Parses in flight at once. */
@@ -52,6 +59,11 @@ export interface ToctouReport {
   refreshes: number;
   refreshParsed: number;
   outsideSearchable: number;
+  /** Reads on this thread through `readConfined`, and those that returned outside bytes. */
+  confinedReads: number;
+  confinedOutside: number;
+  /** The same reads made the old way (lstat, then read the path): outside bytes returned. */
+  checkedThenReadOutside: number;
   /** Exchanges the helper made. */
   swaps: number;
   ms: number;
@@ -130,6 +142,9 @@ export async function raceParses(options: ToctouOptions): Promise<ToctouReport> 
     refreshes: 0,
     refreshParsed: 0,
     outsideSearchable: 0,
+    confinedReads: 0,
+    confinedOutside: 0,
+    checkedThenReadOutside: 0,
     swaps: 0,
     ms: 0,
   };
@@ -188,9 +203,27 @@ export async function raceParses(options: ToctouOptions): Promise<ToctouReport> 
         report.outsideSearchable = Math.max(report.outsideSearchable, hits.size);
       }
     };
+    const threadLane = async () => {
+      for (let i = 0; i < (options.threadReads ?? 0); i++) {
+        const path = `src/pkg/f${i % files}.ts`;
+        const bytes = readConfined(repo, path, { maxBytes: 1 << 20 });
+        report.confinedReads++;
+        if (bytes && outsideHashes.has(sha256Hex(bytes))) report.confinedOutside++;
+        try {
+          if (Deno.lstatSync(join(repo, path)).isFile) {
+            const old = Deno.readFileSync(join(repo, path));
+            if (outsideHashes.has(sha256Hex(old))) report.checkedThenReadOutside++;
+          }
+        } catch {
+          // gone for an instant
+        }
+        if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    };
     await Promise.all([
       ...Array.from({ length: concurrency }, lane),
       refreshLane(),
+      threadLane(),
     ]);
   } finally {
     Deno.writeTextFileSync(stop, "");
@@ -215,6 +248,7 @@ if (import.meta.main) {
   const report = await raceParses({
     parses: flag("parses", 12_000),
     refreshes: flag("refreshes", 20),
+    threadReads: flag("thread-reads", 12_000),
     files: flag("files", 64),
     log: (line) => console.error(line),
   });

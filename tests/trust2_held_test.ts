@@ -96,6 +96,19 @@ Deno.test("outcome: a timeout or crash records the bytes it failed on; other fai
     message: "worker crashed",
     held: { size: 7, mtimeMs: 9, contentHash: null },
   });
+  // Read by the pool after the failure: held by those bytes only when the listing saw them.
+  const after = (mtimeMs: number) =>
+    replyOutcome(entry, {
+      id: 1,
+      status: "failed",
+      stage: "timeout",
+      message: "timed out",
+      file: { size: 7, mtimeMs, hash: "now" },
+      readAfter: true,
+    }, { stored: false, present: true, mtimeMs: 9, size: 7 }).writes[0];
+  const heldOf = (write: unknown) => (write as { held?: unknown }).held;
+  assert.deepEqual(heldOf(after(9)), { size: 7, mtimeMs: 9, contentHash: "now" });
+  assert.deepEqual(heldOf(after(12)), { size: 7, mtimeMs: 9, contentHash: null });
   const other = replyOutcome(entry, {
     id: 1,
     status: "failed",

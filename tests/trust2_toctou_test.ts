@@ -7,7 +7,7 @@ import { raceParses } from "../scripts/toctou.ts";
 import { fixtureRepository } from "./_helpers.ts";
 
 Deno.test("no interleaving reads outside the root: a directory exchanged with an outside symlink in a tight loop during parses and refreshes", async () => {
-  const report = await raceParses({ parses: 2_000, refreshes: 4 });
+  const report = await raceParses({ parses: 2_000, refreshes: 4, threadReads: 2_000 });
   assert.equal(report.parses, 2_000);
   assert.ok(report.swaps > 1_000, `the swap loop ran (${report.swaps} exchanges)`);
   // The race was met (reads that opened through the symlink were refused), and lost every time.
@@ -16,6 +16,9 @@ Deno.test("no interleaving reads outside the root: a directory exchanged with an
   assert.equal(report.outside, 0, `parses returned outside bytes: ${JSON.stringify(report)}`);
   assert.equal(report.outsideSearchable, 0, `outside files searchable: ${JSON.stringify(report)}`);
   assert.equal(report.other, 0, JSON.stringify(report));
+  // This thread's reads (live scan, settings, manifests) hold too.
+  assert.equal(report.confinedReads, 2_000);
+  assert.equal(report.confinedOutside, 0, JSON.stringify(report));
 });
 
 function job(root: string, id: number, path: string): ParseJob {

@@ -166,17 +166,18 @@ export function replyOutcome(
         stage: reply.stage,
         message: reply.message,
       };
-      if (HELD_STAGES.has(reply.stage) && reply.file) {
-        write.held = {
-          size: reply.file.size,
-          mtimeMs: reply.file.mtimeMs,
-          contentHash: reply.file.hash,
-        };
-      } else if (
-        HELD_STAGES.has(reply.stage) && facts.size !== undefined && facts.mtimeMs !== undefined
-      ) {
-        // Out of time before the bytes were even read: held by the listing's size and mtime.
-        write.held = { size: facts.size, mtimeMs: facts.mtimeMs, contentHash: null };
+      if (HELD_STAGES.has(reply.stage)) {
+        // The bytes the Worker read; or, read by the pool after the failure, bytes the listing
+        // saw too; else the listing's size and mtime without a hash.
+        const file = reply.file;
+        if (
+          file &&
+          (!reply.readAfter || (file.size === facts.size && file.mtimeMs === facts.mtimeMs))
+        ) {
+          write.held = { size: file.size, mtimeMs: file.mtimeMs, contentHash: file.hash };
+        } else if (facts.size !== undefined && facts.mtimeMs !== undefined) {
+          write.held = { size: facts.size, mtimeMs: facts.mtimeMs, contentHash: null };
+        }
       }
       return only(write);
     }

@@ -10,6 +10,7 @@
  * itself, `src/` (the static src layout). A root applies to the Python files under it.
  */
 import { posix } from "node:path";
+import { readConfinedText } from "./confined.ts";
 
 /** A directory whose files are named relative to it (`src` → `src/a/b.py` is module `a.b`). */
 export interface PackageRoot {
@@ -36,14 +37,7 @@ export function repositoryManifests(root: string, paths: readonly string[]): Man
   return {
     paths,
     read(path) {
-      try {
-        const file = `${root}/${path}`;
-        const info = Deno.statSync(file);
-        if (!info.isFile || info.size > MAX_MANIFEST_BYTES) return null;
-        return Deno.readTextFileSync(file);
-      } catch {
-        return null;
-      }
+      return readConfinedText(root, path, { maxBytes: MAX_MANIFEST_BYTES });
     },
   };
 }

@@ -54,6 +54,8 @@ export type ParseReply =
     message: string;
     /** The bytes being parsed when the Worker timed out or crashed, when it had read them. */
     file?: FileIdentity;
+    /** `file` was read by the pool after the failure (the Worker had not said what it read). */
+    readAfter?: true;
   }
   | {
     id: number;

@@ -5,7 +5,8 @@
 /// <reference lib="deno.worker" />
 import { Language, type Node, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
+import { CONFINED_OPEN_FLAGS, type OpenedFile, readOpened } from "./confined.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import {
   type ExtractionGrammar,
@@ -66,17 +67,6 @@ function grammarFor(language: string): Promise<LoadedGrammar> | null {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * Where the Worker's last read file lies, for the pool to confirm before it
- * takes the reply: the descriptor (held open until the pool answers) and the
- * identity the Worker saw through it.
- */
-export interface OpenedFile {
-  fd: number;
-  dev: number;
-  ino: number;
-}
-
 /** A Worker's answer to one job: the reply, and the file it read, if it opened one. */
 export interface WorkerReply {
   reply: ParseReply;
@@ -109,17 +99,12 @@ function release(): void {
   held = null;
 }
 
-// No wait on a FIFO swapped in; no symlink as the last component where the open honours
-// O_NOFOLLOW (a Worker's permission check may resolve the link first: the pool's confirmation
-// refuses it then).
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
 /**
  * Reads one file of the root through a descriptor, judged by what was opened
  * (a regular file, one link, within the size limit), never by a path checked
  * earlier: a directory on the way may be swapped for a symlink at any instant.
  * The pool then confirms, from the kernel's record of the open descriptor,
- * that the file lies at this path inside the root (`ParsePool#confirm`).
+ * that the file lies at this path inside the root (`confirmOpened`, `confined.ts`).
  */
 function readFile(job: ParseJob): { bytes: Uint8Array; mtimeMs: number } | ParseReply {
   if (job.path.split("/").some((part) => part === ".." || part === "." || part === "")) {
@@ -127,7 +112,7 @@ function readFile(job: ParseJob): { bytes: Uint8Array; mtimeMs: number } | Parse
   }
   let fd: number;
   try {
-    fd = openSync(join(job.root, job.path), OPEN_FLAGS);
+    fd = openSync(join(job.root, job.path), CONFINED_OPEN_FLAGS);
   } catch (error) {
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       return skipped(job, "symlink_escape", "outside the repository root");
@@ -151,23 +136,11 @@ function readFile(job: ParseJob): { bytes: Uint8Array; mtimeMs: number } | Parse
       );
     }
     // Read to the end (the file may have grown since the stat), never past the limit.
-    let buffer = new Uint8Array(Math.min(info.size, job.maxFileSize) + 1);
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        if (buffer.length > job.maxFileSize) break;
-        const larger = new Uint8Array(Math.min(buffer.length * 2, job.maxFileSize + 1));
-        larger.set(buffer);
-        buffer = larger;
-      }
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    if (length > job.maxFileSize) {
+    const bytes = readOpened(fd, info.size, job.maxFileSize);
+    if (bytes === null) {
       return skipped(job, "oversize", `more than ${job.maxFileSize} bytes (max_file_size)`);
     }
-    return { bytes: buffer.subarray(0, length), mtimeMs: Math.trunc(info.mtimeMs) };
+    return { bytes, mtimeMs: Math.trunc(info.mtimeMs) };
   } catch (error) {
     return skipped(job, "unreadable", (error as Error).message);
   }

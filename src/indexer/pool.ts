@@ -5,21 +5,11 @@ import {
   readGrammarQueries,
   readGrammarWasm,
 } from "./languages.ts";
-import type {
-  FileIdentity,
-  ParseJob,
-  ParseReply,
-  SkipReason,
-  WorkerGrammar,
-} from "./parse_types.ts";
+import type { FileIdentity, ParseJob, ParseReply, WorkerGrammar } from "./parse_types.ts";
 import { PARSE_TIMEOUT_MS } from "./settings.ts";
-import type {
-  OpenedFile,
-  WorkerInit,
-  WorkerRead,
-  WorkerRelease,
-  WorkerReply,
-} from "./parse_worker.ts";
+import { confirmOpened, readConfinedFile } from "./confined.ts";
+import { sha256Hex } from "../engine/hash.ts";
+import type { WorkerInit, WorkerRead, WorkerRelease, WorkerReply } from "./parse_worker.ts";
 
 interface Slot {
   worker: Worker;
@@ -51,8 +41,6 @@ export class ParsePool {
   readonly #root: string;
   /** The root with its own symlinks resolved: how the kernel names files under it. */
   readonly #realRoot: string;
-  /** The kernel's record of open descriptors can be read here (Linux, with full permissions). */
-  readonly #descriptors: boolean;
   readonly #table: LanguageTable;
   readonly #init: WorkerInit;
   readonly #slots: Slot[] = [];
@@ -62,7 +50,6 @@ export class ParsePool {
   constructor(options: { root: string; table: LanguageTable; size?: number }) {
     this.#root = options.root;
     this.#realRoot = Deno.realPathSync(options.root);
-    this.#descriptors = descriptorsReadable();
     this.#table = options.table;
     this.#init = workerInit(options.table);
     const size = options.size ?? Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4));
@@ -140,7 +127,9 @@ export class ParsePool {
   #read(slot: Slot, message: WorkerRead): void {
     const busy = slot.busy;
     if (!busy || busy.job.id !== message.id) return;
-    if (this.#confirm(busy.job.path, message.opened) === null) busy.read = message.file;
+    if (confirmOpened(this.#realRoot, busy.job.path, message.opened) === null) {
+      busy.read = message.file;
+    }
   }
 
   #finish(slot: Slot, message: WorkerReply): void {
@@ -148,7 +137,7 @@ export class ParsePool {
     let reply = message.reply;
     if (!busy || busy.job.id !== reply.id) return;
     if (message.opened) {
-      const refusal = this.#confirm(busy.job.path, message.opened);
+      const refusal = confirmOpened(this.#realRoot, busy.job.path, message.opened);
       slot.worker.postMessage({ type: "release" } satisfies WorkerRelease);
       if (refusal) reply = { id: reply.id, status: "skipped", ...refusal };
     }
@@ -156,50 +145,6 @@ export class ParsePool {
     slot.busy = null;
     busy.resolve(reply);
     this.#pump();
-  }
-
-  /**
-   * Null when the file a Worker read (its descriptor still open) lies at
-   * `path` inside the root with one link, else why the reply is refused.
-   */
-  #confirm(path: string, opened: OpenedFile): { reason: SkipReason; message: string } | null {
-    const expected = `${this.#realRoot}/${path}`;
-    let location: string;
-    let info: Deno.FileInfo;
-    try {
-      if (this.#descriptors) {
-        // The kernel's own path of the open file, and the file itself (to be sure it is the
-        // Worker's descriptor).
-        location = Deno.readLinkSync(`/proc/self/fd/${opened.fd}`);
-        info = Deno.statSync(`/proc/self/fd/${opened.fd}`);
-      } else {
-        // Without /proc: the path checked again without following a symlink on the way. This
-        // narrows the race (a swap must come and go between the open and this check) but cannot
-        // close it; the guarantee holds where /proc/self/fd can be read.
-        location = plainPath(this.#realRoot, path) ? expected : "";
-        info = Deno.lstatSync(expected);
-      }
-    } catch (error) {
-      return { reason: "unreadable", message: `cannot confirm the file read: ${error}` };
-    }
-    if (info.dev !== opened.dev || info.ino !== opened.ino) {
-      return { reason: "unreadable", message: "the file changed while it was read" };
-    }
-    if (location === expected) {
-      return (info.nlink ?? 1) > 1
-        ? { reason: "hard_link", message: "a file with more than one hard link" }
-        : null;
-    }
-    if (location.startsWith(`${this.#realRoot}/`)) {
-      // Another file of the root: the path is a symlink to it, or the file moved meanwhile.
-      return isSymlink(expected)
-        ? { reason: "symlink", message: "a symlink is never indexed" }
-        : { reason: "unreadable", message: "the file moved while it was read" };
-    }
-    return {
-      reason: "symlink_escape",
-      message: "outside the repository root (a directory on its path became a symlink)",
-    };
   }
 
   /**
@@ -214,38 +159,25 @@ export class ParsePool {
     if (this.#closed || index < 0) return;
     this.#slots[index] = this.#spawn();
     if (busy) {
-      busy.resolve({ id: busy.job.id, status: "failed", stage, message, file: busy.read });
+      const failed: ParseReply = { id: busy.job.id, status: "failed", stage, message };
+      if (busy.read) failed.file = busy.read;
+      else {
+        // Out of time before the Worker said what it read (a slow start, a loaded machine):
+        // the bytes as they are now, which the refresh holds only if the listing saw them too.
+        const now = readConfinedFile(this.#root, busy.job.path, { maxBytes: busy.job.maxFileSize });
+        if (now) {
+          failed.file = {
+            size: now.bytes.length,
+            mtimeMs: now.mtimeMs,
+            hash: sha256Hex(now.bytes),
+          };
+          failed.readAfter = true;
+        }
+      }
+      busy.resolve(failed);
     }
     this.#pump();
   }
-}
-
-/** Whether this thread may read the kernel's record of its open descriptors. */
-function descriptorsReadable(): boolean {
-  try {
-    Deno.readDirSync("/proc/self/fd");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isSymlink(path: string): boolean {
-  try {
-    return Deno.lstatSync(path).isSymlink;
-  } catch {
-    return false;
-  }
-}
-
-/** Every directory from the root to `path`, and `path` itself, is no symlink. */
-function plainPath(realRoot: string, path: string): boolean {
-  let current = realRoot;
-  for (const part of path.split("/")) {
-    current = `${current}/${part}`;
-    if (Deno.lstatSync(current).isSymlink) return false;
-  }
-  return true;
 }
 
 let cachedInit: WorkerInit | null = null;

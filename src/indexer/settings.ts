@@ -1,6 +1,7 @@
 import { parse as parseYaml } from "yaml";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
+import { readConfinedText } from "./confined.ts";
 
 /**
  * `.code-index/settings.yml` of one repository: include/exclude globs, the size above which a
@@ -41,6 +42,7 @@ export const DEFAULT_MAX_FILE_SIZE = 1024 * 1024;
 /** Milliseconds one file may take before its Worker is replaced and the file recorded as failed. */
 export const PARSE_TIMEOUT_MS = 30_000;
 export const SETTINGS_PATH = ".code-index/settings.yml";
+const SETTINGS_MAX_BYTES = 1024 * 1024;
 export const DEFAULT_LIMITS: WorkspaceLimits = { maxFileSize: DEFAULT_MAX_FILE_SIZE };
 
 /** Parses settings text; throws `SyntaxError` with a message naming the bad key. */
@@ -109,7 +111,14 @@ export function loadSettings(
         );
       }
     }
-    text = Deno.readTextFileSync(join(root, SETTINGS_PATH));
+    Deno.lstatSync(join(root, SETTINGS_PATH));
+    // Read so that a directory swapped for a symlink meanwhile cannot lead outside the root.
+    text = readConfinedText(root, SETTINGS_PATH, { maxBytes: SETTINGS_MAX_BYTES });
+    if (text === null) {
+      throw new SyntaxError(
+        `Cannot read settings file: '${SETTINGS_PATH}' is not a UTF-8 regular file of at most ${SETTINGS_MAX_BYTES} bytes inside the repository`,
+      );
+    }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
