@@ -7,7 +7,7 @@ import {
 } from "./languages.ts";
 import type { FileIdentity, ParseJob, ParseReply, WorkerGrammar } from "./parse_types.ts";
 import { PARSE_TIMEOUT_MS } from "./settings.ts";
-import { confirmOpened, readConfinedFile } from "./confined.ts";
+import { confirmOpened, type OpenedFile, readConfinedFile, type Refusal } from "./confined.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import type { WorkerInit, WorkerRead, WorkerRelease, WorkerReply } from "./parse_worker.ts";
 
@@ -41,6 +41,8 @@ export class ParsePool {
   readonly #root: string;
   /** The root with its own symlinks resolved: how the kernel names files under it. */
   readonly #realRoot: string;
+  /** Each job root (a package's files are relative to a directory above its own) resolved. */
+  readonly #realRoots = new Map<string, string | null>();
   readonly #table: LanguageTable;
   readonly #init: WorkerInit;
   readonly #slots: Slot[] = [];
@@ -127,9 +129,7 @@ export class ParsePool {
   #read(slot: Slot, message: WorkerRead): void {
     const busy = slot.busy;
     if (!busy || busy.job.id !== message.id) return;
-    if (confirmOpened(this.#realRoot, busy.job.path, message.opened) === null) {
-      busy.read = message.file;
-    }
+    if (this.#confirm(busy.job, message.opened) === null) busy.read = message.file;
   }
 
   #finish(slot: Slot, message: WorkerReply): void {
@@ -137,7 +137,7 @@ export class ParsePool {
     let reply = message.reply;
     if (!busy || busy.job.id !== reply.id) return;
     if (message.opened) {
-      const refusal = confirmOpened(this.#realRoot, busy.job.path, message.opened);
+      const refusal = this.#confirm(busy.job, message.opened);
       slot.worker.postMessage({ type: "release" } satisfies WorkerRelease);
       if (refusal) reply = { id: reply.id, status: "skipped", ...refusal };
     }
@@ -145,6 +145,34 @@ export class ParsePool {
     slot.busy = null;
     busy.resolve(reply);
     this.#pump();
+  }
+
+  /** Null when the file a Worker read for `job` lies at its path inside the root; else why not. */
+  #confirm(job: ParseJob, opened: OpenedFile): Refusal | null {
+    const path = this.#pathInRoot(job);
+    if (path === null) {
+      return { reason: "symlink_escape", message: "outside the repository root" };
+    }
+    return confirmOpened(this.#realRoot, path, opened);
+  }
+
+  /**
+   * The job's file relative to the pool's root (a job's root may be a directory above it, as
+   * site-packages is for a Python package), or null when it lies outside.
+   */
+  #pathInRoot(job: ParseJob): string | null {
+    let base = this.#realRoots.get(job.root);
+    if (base === undefined) {
+      try {
+        base = Deno.realPathSync(job.root);
+      } catch {
+        base = null;
+      }
+      this.#realRoots.set(job.root, base);
+    }
+    if (base === null) return null;
+    const full = `${base}/${job.path}`;
+    return full.startsWith(`${this.#realRoot}/`) ? full.slice(this.#realRoot.length + 1) : null;
   }
 
   /**
@@ -164,7 +192,10 @@ export class ParsePool {
       else {
         // Out of time before the Worker said what it read (a slow start, a loaded machine):
         // the bytes as they are now, which the refresh holds only if the listing saw them too.
-        const now = readConfinedFile(this.#root, busy.job.path, { maxBytes: busy.job.maxFileSize });
+        const path = this.#pathInRoot(busy.job);
+        const now = path === null
+          ? null
+          : readConfinedFile(this.#realRoot, path, { maxBytes: busy.job.maxFileSize });
         if (now) {
           failed.file = {
             size: now.bytes.length,
