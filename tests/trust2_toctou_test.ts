@@ -12,7 +12,6 @@ Deno.test("no interleaving reads outside the root: a directory exchanged with an
   assert.ok(report.swaps > 1_000, `the swap loop ran (${report.swaps} exchanges)`);
   // The race was met (reads that opened through the symlink were refused), and lost every time.
   assert.ok((report.refused.symlink_escape ?? 0) > 0, JSON.stringify(report));
-  assert.ok(report.inside > 0, JSON.stringify(report));
   assert.equal(report.outside, 0, `parses returned outside bytes: ${JSON.stringify(report)}`);
   assert.equal(report.outsideSearchable, 0, `outside files searchable: ${JSON.stringify(report)}`);
   assert.equal(report.other, 0, JSON.stringify(report));

@@ -73,12 +73,20 @@ export interface WorkerReply {
   opened: OpenedFile | null;
 }
 
-/** Sent once a file's bytes are read, before parsing them: what a timeout or crash interrupted. */
+/**
+ * Sent once a file's bytes are read and its grammar loaded, as its parse begins: what a timeout
+ * or crash would interrupt.
+ */
 export interface WorkerRead {
   type: "read";
   id: number;
   file: FileIdentity;
   opened: OpenedFile;
+}
+
+/** The Worker has started (its parser runtime is loaded) and takes jobs. */
+export interface WorkerReady {
+  type: "ready";
 }
 
 /** The pool's word that the Worker may close the descriptor of the file it last read. */
@@ -153,16 +161,6 @@ function parseFile(job: ParseJob): Promise<ParseReply> | ParseReply {
 
 async function parseBytes(job: ParseJob, bytes: Uint8Array, mtimeMs: number): Promise<ParseReply> {
   const hash = sha256Hex(bytes);
-  if (held) {
-    self.postMessage(
-      {
-        type: "read",
-        id: job.id,
-        file: { size: bytes.length, mtimeMs, hash },
-        opened: held,
-      } satisfies WorkerRead,
-    );
-  }
   if (job.knownHash === hash) {
     return { id: job.id, status: "unchanged", hash, size: bytes.length, mtimeMs };
   }
@@ -183,12 +181,25 @@ async function parseBytes(job: ParseJob, bytes: Uint8Array, mtimeMs: number): Pr
   }
   const lineCount = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   const grammar = job.language ? grammarFor(job.language) : null;
+  const minified = grammar !== null && looksMinified(text);
+  const loaded = grammar && !minified ? await grammar : null;
+  // The parse of these bytes begins: the pool's timeout counts from here (and names the bytes).
+  if (held) {
+    self.postMessage(
+      {
+        type: "read",
+        id: job.id,
+        file: { size: bytes.length, mtimeMs, hash },
+        opened: held,
+      } satisfies WorkerRead,
+    );
+  }
   // Minified files and parses that run out of time are kept as search-only text.
   let fallback: string | null = null;
-  if (grammar && looksMinified(text)) {
+  if (minified) {
     fallback = "minified or generated (very long lines): indexed as search-only text";
-  } else if (grammar) {
-    const { parser, grammar: extraction } = await grammar;
+  } else if (loaded) {
+    const { parser, grammar: extraction } = loaded;
     const deadline = performance.now() + PARSE_BUDGET_MS;
     const tree = parseForExtraction(parser, text, {
       rules: extraction.rules,
@@ -264,6 +275,10 @@ self.onmessage = async (event: MessageEvent<WorkerInit | WorkerRelease | ParseJo
     if (message.type === "init") {
       init = message;
       ready = Parser.init({ wasmBinary: message.core });
+      // A job's time counts from here: never the Worker's own start (a job waiting on a failed
+      // start fails at `await ready`).
+      const started = () => self.postMessage({ type: "ready" } satisfies WorkerReady);
+      ready.then(started, started);
     }
     return;
   }

@@ -9,10 +9,18 @@ import type { FileIdentity, ParseJob, ParseReply, WorkerGrammar } from "./parse_
 import { PARSE_TIMEOUT_MS } from "./settings.ts";
 import { confirmOpened, type OpenedFile, readConfinedFile, type Refusal } from "./confined.ts";
 import { sha256Hex } from "../engine/hash.ts";
-import type { WorkerInit, WorkerRead, WorkerRelease, WorkerReply } from "./parse_worker.ts";
+import type {
+  WorkerInit,
+  WorkerRead,
+  WorkerReady,
+  WorkerRelease,
+  WorkerReply,
+} from "./parse_worker.ts";
 
 interface Slot {
   worker: Worker;
+  /** The Worker has started: jobs are sent only then, so a timeout never counts its start. */
+  ready: boolean;
   /** Languages whose grammar this Worker has been sent. */
   grammars: Set<string>;
   busy: {
@@ -92,11 +100,15 @@ export class ParsePool {
         },
       },
     });
-    const slot: Slot = { worker, grammars: new Set(), busy: null };
-    worker.onmessage = (event: MessageEvent<WorkerReply | WorkerRead>) => {
+    const slot: Slot = { worker, ready: false, grammars: new Set(), busy: null };
+    worker.onmessage = (event: MessageEvent<WorkerReply | WorkerRead | WorkerReady>) => {
       const message = event.data;
-      if ("type" in message) this.#read(slot, message);
-      else this.#finish(slot, message);
+      if (!("type" in message)) this.#finish(slot, message);
+      else if (message.type === "read") this.#read(slot, message);
+      else {
+        slot.ready = true;
+        this.#pump();
+      }
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -108,13 +120,9 @@ export class ParsePool {
 
   #pump(): void {
     for (const slot of this.#slots) {
-      if (slot.busy || this.#queue.length === 0) continue;
+      if (!slot.ready || slot.busy || this.#queue.length === 0) continue;
       const next = this.#queue.shift()!;
-      const timeout = next.job.timeoutMs ?? PARSE_TIMEOUT_MS;
-      const timer = setTimeout(
-        () => this.#replace(slot, "timeout", `timed out after ${timeout} ms`),
-        timeout,
-      );
+      const timer = this.#timer(slot, next.job);
       slot.busy = { ...next, timer };
       const language = next.job.language;
       const grammar = language && !slot.grammars.has(language)
@@ -125,11 +133,26 @@ export class ParsePool {
     }
   }
 
-  /** The Worker has read the job's bytes and begins parsing them: what it read, if confirmed. */
+  /**
+   * The Worker has read the job's bytes and loaded their grammar, and begins parsing: the
+   * timeout starts again for the parse itself (reading and a grammar's first load had their own),
+   * and the bytes are kept (if the read is confirmed) to name them if the parse fails.
+   */
   #read(slot: Slot, message: WorkerRead): void {
     const busy = slot.busy;
     if (!busy || busy.job.id !== message.id) return;
     if (this.#confirm(busy.job, message.opened) === null) busy.read = message.file;
+    clearTimeout(busy.timer);
+    busy.timer = this.#timer(slot, busy.job);
+  }
+
+  /** The timeout of one job on one slot. */
+  #timer(slot: Slot, job: ParseJob): ReturnType<typeof setTimeout> {
+    const timeout = job.timeoutMs ?? PARSE_TIMEOUT_MS;
+    return setTimeout(
+      () => this.#replace(slot, "timeout", `timed out after ${timeout} ms`),
+      timeout,
+    );
   }
 
   #finish(slot: Slot, message: WorkerReply): void {
