@@ -151,9 +151,16 @@ Deno.test("item 10 (real SIGKILL): a crash during rebuild keeps the last good ge
     assert.notEqual(createdAt(databasePath), identity, "a new target replaced the old one");
     const leftovers = [...Deno.readDirSync(directory)].filter((e) => /building/.test(e.name));
     assert.deepEqual(leftovers, []);
-    const repairs = jsonEvents(daemon.stderr(), "refresh").filter((e) =>
-      e.trigger === "repair: interrupted"
+    // The trace is written when the refresh Worker's report reaches the daemon's thread, which
+    // may follow the swap that status already sees.
+    const interruptedRepairs = () =>
+      jsonEvents(daemon.stderr(), "refresh").filter((e) => e.trigger === "repair: interrupted");
+    await waitFor(
+      "the repair's trace",
+      () => Promise.resolve(interruptedRepairs().length > 0 ? true : null),
+      10_000,
     );
+    const repairs = interruptedRepairs();
     assert.equal(repairs.length, 1, daemon.stderr());
     assert.equal(repairs[0].rebuilt, "interrupted");
     console.log(

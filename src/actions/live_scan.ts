@@ -1,5 +1,5 @@
-import { join } from "node:path";
 import { codeTerms } from "../engine/tokenizer.ts";
+import { readConfined } from "../indexer/confined.ts";
 import { takeInventory } from "../indexer/inventory.ts";
 import { DEFAULT_MAX_FILE_SIZE, loadSettings } from "../indexer/settings.ts";
 import type { Repository } from "../workspace/workspace.ts";
@@ -91,10 +91,9 @@ export function* liveFiles(
     if (options.pathFilter && !options.pathFilter(path)) continue;
     let text: string;
     try {
-      const full = join(repo.root, path);
-      const info = Deno.lstatSync(full);
-      if (!info.isFile || (info.nlink ?? 1) > 1 || info.size > listing.maxFileSize) continue;
-      const data = Deno.readFileSync(full);
+      // A regular file with one link, within the size limit, at its own path inside the root.
+      const data = readConfined(repo.root, path, { maxBytes: listing.maxFileSize });
+      if (data === null) continue;
       if (data.subarray(0, 8192).includes(0)) continue;
       text = decoder.decode(data);
       files++;

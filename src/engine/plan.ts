@@ -3,6 +3,11 @@
  * a deterministic list of actions out. Stat first: equal size, mtime and
  * fingerprint key mean unchanged; anything else is hashed by the parse stage
  * ("hash on doubt"), which may still find the bytes unchanged.
+ *
+ * A file whose last parse ran out of time or memory (a held failure) is not
+ * parsed again while its bytes are the same: equal size, mtime and fingerprint
+ * key keep it as it is (`held`); another mtime with the same size is hashed
+ * against the failed bytes (`heldHash`), and only other bytes are parsed.
  */
 
 export type PlanAction = "add" | "update" | "delete" | "rename" | "unchanged";
@@ -14,6 +19,22 @@ export interface PlanEntry {
   from?: string;
   /** Stored content hash to compare against once the bytes are read. */
   knownHash: string | null;
+  /** The file's last parse ran out of time or memory on these very bytes: it is not parsed. */
+  held?: true;
+  /**
+   * `knownHash` is the hash of bytes whose parse ran out of time or memory, not of stored rows:
+   * equal bytes keep the failure (and the rows, if any) without a parse.
+   */
+  heldHash?: true;
+}
+
+/** A file whose parse ran out of time or memory, with the bytes and settings it failed on. */
+export interface HeldFailure {
+  size: number;
+  mtimeMs: number;
+  fingerprintKey: string;
+  /** Null when the Worker had not read the bytes yet. */
+  contentHash: string | null;
 }
 
 export interface StoredFile {
@@ -29,6 +50,8 @@ export interface PlanInput {
   stored: ReadonlyMap<string, StoredFile>;
   /** Renames reported by git between the indexed HEAD and the current one (new → old). */
   renames?: ReadonlyMap<string, string>;
+  /** Files whose last parse ran out of time or memory (their `index_errors` rows). */
+  held?: ReadonlyMap<string, HeldFailure>;
 }
 
 /** Builds the plan, sorted by path. */
@@ -38,6 +61,27 @@ export function reconcilePlan(input: PlanInput): PlanEntry[] {
   const plan: PlanEntry[] = [];
   for (const entry of input.inventory) {
     const stored = input.stored.get(entry.path);
+    const failure = input.held?.get(entry.path);
+    if (failure && failure.fingerprintKey === entry.fingerprintKey) {
+      if (failure.size === entry.size && failure.mtimeMs === entry.mtimeMs) {
+        plan.push({
+          path: entry.path,
+          action: "unchanged",
+          knownHash: stored?.contentHash ?? null,
+          held: true,
+        });
+        continue;
+      }
+      if (failure.contentHash !== null && failure.size === entry.size) {
+        plan.push({
+          path: entry.path,
+          action: stored ? "update" : "add",
+          knownHash: failure.contentHash,
+          heldHash: true,
+        });
+        continue;
+      }
+    }
     if (stored) {
       const same = stored.size === entry.size && stored.mtimeMs === entry.mtimeMs &&
         stored.fingerprintKey === entry.fingerprintKey;
@@ -58,6 +102,12 @@ export function reconcilePlan(input: PlanInput): PlanEntry[] {
   }
   for (const path of input.stored.keys()) {
     if (!present.has(path) && !renamedFrom.has(path)) {
+      plan.push({ path, action: "delete", knownHash: null });
+    }
+  }
+  // A held failure of a file that is gone (and never had rows) goes with it.
+  for (const path of input.held?.keys() ?? []) {
+    if (!present.has(path) && !input.stored.has(path)) {
       plan.push({ path, action: "delete", knownHash: null });
     }
   }

@@ -17,6 +17,7 @@ import picomatch from "picomatch";
 import ignore from "ignore";
 import { join, relative, resolve, sep } from "node:path";
 import { gitListFiles } from "./git.ts";
+import { readConfinedText } from "./confined.ts";
 import type { RepositorySettings } from "./settings.ts";
 import type { SkipReason } from "./parse_types.ts";
 
@@ -178,15 +179,11 @@ export function walkHonouringGitignore(root: string): string[] {
   const base = resolve(root);
   const visit = (dir: string, rules: { dir: string; matcher: ReturnType<typeof ignore> }[]) => {
     let ownRules = rules;
-    try {
-      // Only a regular file: a `.gitignore` symlink could read anything the process can.
-      const path = join(dir, ".gitignore");
-      if (Deno.lstatSync(path).isFile) {
-        ownRules = [...rules, { dir, matcher: ignore().add(Deno.readTextFileSync(path)) }];
-      }
-    } catch {
-      // no .gitignore here
-    }
+    // Only a regular file inside the root: a `.gitignore` symlink (or one reached through a
+    // directory swapped for a symlink meanwhile) could read anything the process can.
+    const rel = relative(base, join(dir, ".gitignore")).split(sep).join("/");
+    const text = readConfinedText(base, rel, { maxBytes: 1024 * 1024 });
+    if (text !== null) ownRules = [...rules, { dir, matcher: ignore().add(text) }];
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(dir)];

@@ -18,6 +18,8 @@ export interface ReplyFacts {
   present: boolean;
   /** The inventory's mtime of the file, when it listed one. */
   mtimeMs?: number;
+  /** The inventory's size of the file, when it listed one. */
+  size?: number;
 }
 
 /** One change to the target. */
@@ -27,8 +29,27 @@ export type TargetWrite =
   | { op: "delete"; path: string }
   /** New stat data for unchanged bytes. */
   | { op: "touch"; path: string; size: number; mtimeMs: number }
-  | { op: "record_error"; path: string; stage: string; message: string }
-  | { op: "clear_error"; path: string };
+  | {
+    op: "record_error";
+    path: string;
+    stage: string;
+    message: string;
+    /** The bytes a parse ran out of time or memory on: not parsed again while they stay. */
+    held?: HeldBytes;
+  }
+  | { op: "clear_error"; path: string }
+  /** The bytes of a held failure, seen again under a new mtime. */
+  | { op: "touch_error"; path: string; size: number; mtimeMs: number };
+
+/** The bytes a held failure was recorded for (the refresh adds the fingerprint key). */
+export interface HeldBytes {
+  size: number;
+  mtimeMs: number;
+  contentHash: string | null;
+}
+
+/** Failure stages of a file's own bytes (out of time, or a Worker lost to it): held, not retried. */
+export const HELD_STAGES: ReadonlySet<string> = new Set(["timeout", "crash"]);
 
 /** The counts one reply adds to a refresh. */
 export interface ReplyEffect {
@@ -98,6 +119,19 @@ export function replyOutcome(
       };
     }
     case "unchanged":
+      if (entry.heldHash) {
+        // The very bytes that failed, under a new mtime: the failure stands, not retried.
+        return {
+          writes: [{
+            op: "touch_error",
+            path,
+            size: reply.size,
+            mtimeMs: facts.mtimeMs ?? reply.mtimeMs,
+          }],
+          effect: { ...NO_EFFECT, verifiedUnchanged: 1, finalAction: "unchanged" },
+          effectAfter: 0,
+        };
+      }
       return {
         writes: [{
           op: "touch",
@@ -125,8 +159,28 @@ export function replyOutcome(
         effect: { ...NO_EFFECT, skipped: reply.reason, finalAction: null },
         effectAfter: 0,
       };
-    case "failed":
-      return only({ op: "record_error", path, stage: reply.stage, message: reply.message });
+    case "failed": {
+      const write: TargetWrite = {
+        op: "record_error",
+        path,
+        stage: reply.stage,
+        message: reply.message,
+      };
+      if (HELD_STAGES.has(reply.stage)) {
+        // The bytes the Worker read; or, read by the pool after the failure, bytes the listing
+        // saw too; else the listing's size and mtime without a hash.
+        const file = reply.file;
+        if (
+          file &&
+          (!reply.readAfter || (file.size === facts.size && file.mtimeMs === facts.mtimeMs))
+        ) {
+          write.held = { size: file.size, mtimeMs: file.mtimeMs, contentHash: file.hash };
+        } else if (facts.size !== undefined && facts.mtimeMs !== undefined) {
+          write.held = { size: facts.size, mtimeMs: facts.mtimeMs, contentHash: null };
+        }
+      }
+      return only(write);
+    }
   }
 }
 

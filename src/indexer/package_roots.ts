@@ -26,6 +26,7 @@
  * Go needs none: its qualified names come from the package clause, as Go code writes them.
  */
 import { posix } from "node:path";
+import { readConfinedText } from "./confined.ts";
 import type { ModuleRoot } from "./parse_types.ts";
 
 /** The module families whose names a package root can start. */
@@ -75,14 +76,7 @@ export function repositoryManifests(root: string, paths: readonly string[]): Man
   return {
     paths,
     read(path) {
-      try {
-        const file = `${root}/${path}`;
-        const info = Deno.statSync(file);
-        if (!info.isFile || info.size > MAX_MANIFEST_BYTES) return null;
-        return Deno.readTextFileSync(file);
-      } catch {
-        return null;
-      }
+      return readConfinedText(root, path, { maxBytes: MAX_MANIFEST_BYTES });
     },
   };
 }

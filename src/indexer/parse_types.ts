@@ -32,6 +32,8 @@ export interface ParseJob {
   maxFileSize: number;
   /** The package root the file's module is named from (`package_roots.ts`), if any. */
   packageRoot: ModuleRoot | null;
+  /** Milliseconds the file may take before it fails as timed out (the pool's default if absent). */
+  timeoutMs?: number;
 }
 
 /** Where a file's module name starts (`package_roots.ts`). */
@@ -44,10 +46,27 @@ export interface ModuleRoot {
   exported: string | null;
 }
 
+/** The bytes of a file as read: size, mtime and content hash. */
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  hash: string;
+}
+
 export type ParseReply =
   | { id: number; status: "unchanged"; hash: string; size: number; mtimeMs: number }
   | { id: number; status: "skipped"; reason: SkipReason; message: string }
-  | { id: number; status: "failed"; stage: string; message: string }
+  | {
+    id: number;
+    status: "failed";
+    /** `timeout` and `crash` (the Worker ran out of time or memory) name the bytes in `file`. */
+    stage: string;
+    message: string;
+    /** The bytes being parsed when the Worker timed out or crashed, when it had read them. */
+    file?: FileIdentity;
+    /** `file` was read by the pool after the failure (the Worker had not said what it read). */
+    readAfter?: true;
+  }
   | {
     id: number;
     status: "parsed";

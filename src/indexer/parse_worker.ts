@@ -5,6 +5,8 @@
 /// <reference lib="deno.worker" />
 import { Language, type Node, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
+import { closeSync, fstatSync, openSync } from "node:fs";
+import { CONFINED_OPEN_FLAGS, type OpenedFile, readOpened } from "./confined.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import {
   type ExtractionGrammar,
@@ -14,7 +16,14 @@ import {
   parseForExtraction,
 } from "./extract.ts";
 import { fileRows } from "./file_rows.ts";
-import type { FileRows, ParseJob, ParseReply, SkipReason, WorkerGrammar } from "./parse_types.ts";
+import type {
+  FileIdentity,
+  FileRows,
+  ParseJob,
+  ParseReply,
+  SkipReason,
+  WorkerGrammar,
+} from "./parse_types.ts";
 
 /**
  * The Worker's start message. Grammars come with the first job of their
@@ -58,18 +67,75 @@ function grammarFor(language: string): Promise<LoadedGrammar> | null {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-async function parseFile(job: ParseJob): Promise<ParseReply> {
-  const full = join(job.root, job.path);
-  let bytes: Uint8Array;
-  let mtimeMs = 0;
+/** A Worker's answer to one job: the reply, and the file it read, if it opened one. */
+export interface WorkerReply {
+  reply: ParseReply;
+  opened: OpenedFile | null;
+}
+
+/**
+ * Sent once a file's bytes are read and its grammar loaded, as its parse begins: what a timeout
+ * or crash would interrupt.
+ */
+export interface WorkerRead {
+  type: "read";
+  id: number;
+  file: FileIdentity;
+  opened: OpenedFile;
+}
+
+/** The Worker has started (its parser runtime is loaded) and takes jobs. */
+export interface WorkerReady {
+  type: "ready";
+}
+
+/** The pool's word that the Worker may close the descriptor of the file it last read. */
+export interface WorkerRelease {
+  type: "release";
+}
+
+/** The last file opened, its descriptor open until the pool has checked where it lies. */
+let held: OpenedFile | null = null;
+
+function release(): void {
+  if (held === null) return;
   try {
-    // Deno's read permission checks the path as written, not where a symlink leads: resolve it.
-    const real = Deno.realPathSync(full);
-    if (real !== job.root && !real.startsWith(job.root.endsWith("/") ? job.root : `${job.root}/`)) {
+    closeSync(held.fd);
+  } catch {
+    // already closed
+  }
+  held = null;
+}
+
+/**
+ * Reads one file of the root through a descriptor, judged by what was opened
+ * (a regular file, one link, within the size limit), never by a path checked
+ * earlier: a directory on the way may be swapped for a symlink at any instant.
+ * The pool then confirms, from the kernel's record of the open descriptor,
+ * that the file lies at this path inside the root (`confirmOpened`, `confined.ts`).
+ */
+function readFile(job: ParseJob): { bytes: Uint8Array; mtimeMs: number } | ParseReply {
+  if (job.path.split("/").some((part) => part === ".." || part === "." || part === "")) {
+    return skipped(job, "symlink_escape", "outside the repository root");
+  }
+  let fd: number;
+  try {
+    fd = openSync(join(job.root, job.path), CONFINED_OPEN_FLAGS);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       return skipped(job, "symlink_escape", "outside the repository root");
     }
-    const info = Deno.statSync(real);
-    if (!info.isFile) return skipped(job, "not_a_file", "not a regular file");
+    if ((error as { code?: string }).code === "ELOOP") {
+      return skipped(job, "symlink", "a symlink is never indexed");
+    }
+    return skipped(job, "unreadable", (error as Error).message);
+  }
+  held = { fd, dev: -1, ino: -1 };
+  try {
+    const info = fstatSync(fd);
+    held = { fd, dev: info.dev, ino: info.ino };
+    if (!info.isFile()) return skipped(job, "not_a_file", "not a regular file");
+    if (info.nlink > 1) return skipped(job, "hard_link", "a file with more than one hard link");
     if (info.size > job.maxFileSize) {
       return skipped(
         job,
@@ -77,21 +143,23 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
         `${info.size} bytes exceeds max_file_size ${job.maxFileSize}`,
       );
     }
-    mtimeMs = Math.trunc(info.mtime?.getTime() ?? 0);
-    bytes = Deno.readFileSync(real);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
-      return skipped(job, "symlink_escape", "outside the repository root");
+    // Read to the end (the file may have grown since the stat), never past the limit.
+    const bytes = readOpened(fd, info.size, job.maxFileSize);
+    if (bytes === null) {
+      return skipped(job, "oversize", `more than ${job.maxFileSize} bytes (max_file_size)`);
     }
+    return { bytes, mtimeMs: Math.trunc(info.mtimeMs) };
+  } catch (error) {
     return skipped(job, "unreadable", (error as Error).message);
   }
-  if (bytes.length > job.maxFileSize) {
-    return skipped(
-      job,
-      "oversize",
-      `${bytes.length} bytes exceeds max_file_size ${job.maxFileSize}`,
-    );
-  }
+}
+
+function parseFile(job: ParseJob): Promise<ParseReply> | ParseReply {
+  const read = readFile(job);
+  return "status" in read ? read : parseBytes(job, read.bytes, read.mtimeMs);
+}
+
+async function parseBytes(job: ParseJob, bytes: Uint8Array, mtimeMs: number): Promise<ParseReply> {
   const hash = sha256Hex(bytes);
   if (job.knownHash === hash) {
     return { id: job.id, status: "unchanged", hash, size: bytes.length, mtimeMs };
@@ -113,12 +181,25 @@ async function parseFile(job: ParseJob): Promise<ParseReply> {
   }
   const lineCount = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   const grammar = job.language ? grammarFor(job.language) : null;
+  const minified = grammar !== null && looksMinified(text);
+  const loaded = grammar && !minified ? await grammar : null;
+  // The parse of these bytes begins: the pool's timeout counts from here (and names the bytes).
+  if (held) {
+    self.postMessage(
+      {
+        type: "read",
+        id: job.id,
+        file: { size: bytes.length, mtimeMs, hash },
+        opened: held,
+      } satisfies WorkerRead,
+    );
+  }
   // Minified files and parses that run out of time are kept as search-only text.
   let fallback: string | null = null;
-  if (grammar && looksMinified(text)) {
+  if (minified) {
     fallback = "minified or generated (very long lines): indexed as search-only text";
-  } else if (grammar) {
-    const { parser, grammar: extraction } = await grammar;
+  } else if (loaded) {
+    const { parser, grammar: extraction } = loaded;
     const deadline = performance.now() + PARSE_BUDGET_MS;
     const tree = parseForExtraction(parser, text, {
       rules: extraction.rules,
@@ -187,28 +268,38 @@ function skipped(job: ParseJob, reason: SkipReason, message: string): ParseReply
   return { id: job.id, status: "skipped", reason, message };
 }
 
-self.onmessage = async (event: MessageEvent<WorkerInit | ParseJob>) => {
+self.onmessage = async (event: MessageEvent<WorkerInit | WorkerRelease | ParseJob>) => {
   const message = event.data;
-  if ("type" in message && message.type === "init") {
-    init = message;
-    ready = Parser.init({ wasmBinary: message.core });
+  release();
+  if ("type" in message) {
+    if (message.type === "init") {
+      init = message;
+      ready = Parser.init({ wasmBinary: message.core });
+      // A job's time counts from here: never the Worker's own start (a job waiting on a failed
+      // start fails at `await ready`).
+      const started = () => self.postMessage({ type: "ready" } satisfies WorkerReady);
+      ready.then(started, started);
+    }
     return;
   }
-  const job = message as ParseJob;
+  const job = message;
   if (job.grammar) grammars.set(job.grammar.language, job.grammar);
+  let reply: ParseReply;
   try {
     await ready;
-    const reply = await parseFile(job);
-    // The packed bytes move to the writer's thread instead of being copied.
-    self.postMessage(reply, reply.status === "parsed" ? transferables(reply.rows) : []);
+    reply = await parseFile(job);
   } catch (error) {
-    self.postMessage(
-      {
-        id: job.id,
-        status: "failed",
-        stage: "parse",
-        message: (error as Error)?.message ?? String(error),
-      } satisfies ParseReply,
-    );
+    reply = {
+      id: job.id,
+      status: "failed",
+      stage: "parse",
+      message: (error as Error)?.message ?? String(error),
+    };
   }
+  // Every reply names the file it read (whatever became of it), for the pool to confirm.
+  // The packed bytes move to the writer's thread instead of being copied.
+  self.postMessage(
+    { reply, opened: held } satisfies WorkerReply,
+    reply.status === "parsed" ? transferables(reply.rows) : [],
+  );
 };

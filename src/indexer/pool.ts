@@ -5,29 +5,52 @@ import {
   readGrammarQueries,
   readGrammarWasm,
 } from "./languages.ts";
-import type { ParseJob, ParseReply, WorkerGrammar } from "./parse_types.ts";
-import type { WorkerInit } from "./parse_worker.ts";
-
-/** Milliseconds one file may take before its Worker is replaced and the file recorded as failed. */
-export const PARSE_TIMEOUT_MS = 30_000;
+import type { FileIdentity, ParseJob, ParseReply, WorkerGrammar } from "./parse_types.ts";
+import { PARSE_TIMEOUT_MS } from "./settings.ts";
+import { confirmOpened, type OpenedFile, readConfinedFile, type Refusal } from "./confined.ts";
+import { sha256Hex } from "../engine/hash.ts";
+import type {
+  WorkerInit,
+  WorkerRead,
+  WorkerReady,
+  WorkerRelease,
+  WorkerReply,
+} from "./parse_worker.ts";
 
 interface Slot {
   worker: Worker;
+  /** The Worker has started: jobs are sent only then, so a timeout never counts its start. */
+  ready: boolean;
   /** Languages whose grammar this Worker has been sent. */
   grammars: Set<string>;
   busy: {
     job: ParseJob;
     resolve: (reply: ParseReply) => void;
     timer: ReturnType<typeof setTimeout>;
+    /** The bytes the Worker read for the job, once it says so (and the read is confirmed). */
+    read?: FileIdentity;
   } | null;
 }
 
 /**
  * A pool of parse Workers for one repository root. Each Worker may read only
  * that root: no write, net, env, run, ffi or sys permission.
+ *
+ * Deno's read permission judges a path as written, so a Worker told to read
+ * `src/pkg/a.ts` reads wherever `src/pkg` leads at the instant of the open: a
+ * directory swapped for a symlink to an outside directory between any check
+ * and the read is followed. So no reply is taken on the strength of a path
+ * checked before: the Worker reads through a descriptor it holds open, and the
+ * pool asks the kernel where that open file lies (`/proc/self/fd/<fd>`, the
+ * path of the very file opened, kept current by the kernel) before taking the
+ * reply. A file that lies anywhere but at its path inside the root is refused.
  */
 export class ParsePool {
   readonly #root: string;
+  /** The root with its own symlinks resolved: how the kernel names files under it. */
+  readonly #realRoot: string;
+  /** Each job root (a package's files are relative to a directory above its own) resolved. */
+  readonly #realRoots = new Map<string, string | null>();
   readonly #table: LanguageTable;
   readonly #init: WorkerInit;
   readonly #slots: Slot[] = [];
@@ -36,6 +59,7 @@ export class ParsePool {
 
   constructor(options: { root: string; table: LanguageTable; size?: number }) {
     this.#root = options.root;
+    this.#realRoot = Deno.realPathSync(options.root);
     this.#table = options.table;
     this.#init = workerInit(options.table);
     const size = options.size ?? Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4));
@@ -76,11 +100,19 @@ export class ParsePool {
         },
       },
     });
-    const slot: Slot = { worker, grammars: new Set(), busy: null };
-    worker.onmessage = (event: MessageEvent<ParseReply>) => this.#finish(slot, event.data);
+    const slot: Slot = { worker, ready: false, grammars: new Set(), busy: null };
+    worker.onmessage = (event: MessageEvent<WorkerReply | WorkerRead | WorkerReady>) => {
+      const message = event.data;
+      if (!("type" in message)) this.#finish(slot, message);
+      else if (message.type === "read") this.#read(slot, message);
+      else {
+        slot.ready = true;
+        this.#pump();
+      }
+    };
     worker.onerror = (event) => {
       event.preventDefault();
-      this.#replace(slot, `worker crashed: ${event.message}`);
+      this.#replace(slot, "crash", `worker crashed: ${event.message}`);
     };
     worker.postMessage(this.#init);
     return slot;
@@ -88,12 +120,9 @@ export class ParsePool {
 
   #pump(): void {
     for (const slot of this.#slots) {
-      if (slot.busy || this.#queue.length === 0) continue;
+      if (!slot.ready || slot.busy || this.#queue.length === 0) continue;
       const next = this.#queue.shift()!;
-      const timer = setTimeout(
-        () => this.#replace(slot, `timed out after ${PARSE_TIMEOUT_MS} ms`),
-        PARSE_TIMEOUT_MS,
-      );
+      const timer = this.#timer(slot, next.job);
       slot.busy = { ...next, timer };
       const language = next.job.language;
       const grammar = language && !slot.grammars.has(language)
@@ -104,23 +133,103 @@ export class ParsePool {
     }
   }
 
-  #finish(slot: Slot, reply: ParseReply): void {
+  /**
+   * The Worker has read the job's bytes and loaded their grammar, and begins parsing: the
+   * timeout starts again for the parse itself (reading and a grammar's first load had their own),
+   * and the bytes are kept (if the read is confirmed) to name them if the parse fails.
+   */
+  #read(slot: Slot, message: WorkerRead): void {
     const busy = slot.busy;
+    if (!busy || busy.job.id !== message.id) return;
+    if (this.#confirm(busy.job, message.opened) === null) busy.read = message.file;
+    clearTimeout(busy.timer);
+    busy.timer = this.#timer(slot, busy.job);
+  }
+
+  /** The timeout of one job on one slot. */
+  #timer(slot: Slot, job: ParseJob): ReturnType<typeof setTimeout> {
+    const timeout = job.timeoutMs ?? PARSE_TIMEOUT_MS;
+    return setTimeout(
+      () => this.#replace(slot, "timeout", `timed out after ${timeout} ms`),
+      timeout,
+    );
+  }
+
+  #finish(slot: Slot, message: WorkerReply): void {
+    const busy = slot.busy;
+    let reply = message.reply;
     if (!busy || busy.job.id !== reply.id) return;
+    if (message.opened) {
+      const refusal = this.#confirm(busy.job, message.opened);
+      slot.worker.postMessage({ type: "release" } satisfies WorkerRelease);
+      if (refusal) reply = { id: reply.id, status: "skipped", ...refusal };
+    }
     clearTimeout(busy.timer);
     slot.busy = null;
     busy.resolve(reply);
     this.#pump();
   }
 
-  #replace(slot: Slot, message: string): void {
+  /** Null when the file a Worker read for `job` lies at its path inside the root; else why not. */
+  #confirm(job: ParseJob, opened: OpenedFile): Refusal | null {
+    const path = this.#pathInRoot(job);
+    if (path === null) {
+      return { reason: "symlink_escape", message: "outside the repository root" };
+    }
+    return confirmOpened(this.#realRoot, path, opened);
+  }
+
+  /**
+   * The job's file relative to the pool's root (a job's root may be a directory above it, as
+   * site-packages is for a Python package), or null when it lies outside.
+   */
+  #pathInRoot(job: ParseJob): string | null {
+    let base = this.#realRoots.get(job.root);
+    if (base === undefined) {
+      try {
+        base = Deno.realPathSync(job.root);
+      } catch {
+        base = null;
+      }
+      this.#realRoots.set(job.root, base);
+    }
+    if (base === null) return null;
+    const full = `${base}/${job.path}`;
+    return full.startsWith(`${this.#realRoot}/`) ? full.slice(this.#realRoot.length + 1) : null;
+  }
+
+  /**
+   * Replaces a Worker that ran out of time or crashed; its job fails with the
+   * bytes it was parsing, when known (so the same bytes are not tried again).
+   */
+  #replace(slot: Slot, stage: "timeout" | "crash", message: string): void {
     const busy = slot.busy;
     slot.worker.terminate();
     const index = this.#slots.indexOf(slot);
     if (busy) clearTimeout(busy.timer);
     if (this.#closed || index < 0) return;
     this.#slots[index] = this.#spawn();
-    if (busy) busy.resolve({ id: busy.job.id, status: "failed", stage: "parse", message });
+    if (busy) {
+      const failed: ParseReply = { id: busy.job.id, status: "failed", stage, message };
+      if (busy.read) failed.file = busy.read;
+      else {
+        // Out of time before the Worker said what it read (a slow start, a loaded machine):
+        // the bytes as they are now, which the refresh holds only if the listing saw them too.
+        const path = this.#pathInRoot(busy.job);
+        const now = path === null
+          ? null
+          : readConfinedFile(this.#realRoot, path, { maxBytes: busy.job.maxFileSize });
+        if (now) {
+          failed.file = {
+            size: now.bytes.length,
+            mtimeMs: now.mtimeMs,
+            hash: sha256Hex(now.bytes),
+          };
+          failed.readAfter = true;
+        }
+      }
+      busy.resolve(failed);
+    }
     this.#pump();
   }
 }

@@ -23,7 +23,13 @@ import {
   repositoryManifests,
 } from "./package_roots.ts";
 import type { ParsePool } from "./pool.ts";
-import { loadSettings, parseSettings, type RepositorySettings, SETTINGS_PATH } from "./settings.ts";
+import {
+  loadSettings,
+  parseSettings,
+  type RepositorySettings,
+  SETTINGS_PATH,
+  type WorkspaceLimits,
+} from "./settings.ts";
 
 export interface RefreshProgress {
   phase: "inventory" | "plan" | "parse" | "commit" | "done";
@@ -73,6 +79,8 @@ export interface RefreshOptions {
    * without git (a dependency package: only the files picked from it are indexed).
    */
   files?: Inventory["files"];
+  /** The workspace's limits on the repository's own settings (`sextant.yml`). */
+  limits?: WorkspaceLimits;
 }
 
 /** Reconciles one repository into its target: inventory, plan, parse, commit (one transaction). */
@@ -80,7 +88,7 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
   const { root, writer } = options;
   const started = performance.now();
   const progress = options.onProgress ?? (() => {});
-  const settings = options.files ? parseSettings(null) : loadSettings(root);
+  const settings = options.files ? parseSettings(null) : loadSettings(root, options.limits);
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });
@@ -212,7 +220,7 @@ async function planRefresh(options: {
   });
   return {
     stored,
-    plan: reconcilePlan({ inventory: planInput, stored, renames }),
+    plan: reconcilePlan({ inventory: planInput, stored, renames, held: writer.heldFailures() }),
     languages,
     fingerprintKeys,
     packageRoots,
@@ -243,7 +251,7 @@ async function parseAndWrite(options: {
   const retry = writer.retryPaths();
   const work = planned.plan.filter((entry) =>
     entry.action === "add" || entry.action === "update" || entry.action === "rename" ||
-    (entry.action === "unchanged" && retry.has(entry.path))
+    (entry.action === "unchanged" && !entry.held && retry.has(entry.path))
   );
   const stats = new Map(options.inventory.files.map((file) => [file.path, file]));
   const effects: { path: string; effect: ReplyEffect }[] = [];
@@ -261,6 +269,7 @@ async function parseAndWrite(options: {
       knownHash: entry.knownHash,
       maxFileSize: settings.maxFileSize,
       packageRoot: planned.packageRoots.get(entry.path) ?? null,
+      timeoutMs: settings.parseTimeoutMs,
     });
     const writeStarted = performance.now();
     done++;
@@ -269,6 +278,7 @@ async function parseAndWrite(options: {
       present: reply.status !== "skipped" || reply.reason !== "unreadable" ||
         exists(`${root}/${entry.path}`),
       mtimeMs: stats.get(entry.path)?.mtimeMs,
+      size: stats.get(entry.path)?.size,
     });
     let applied = 0;
     try {
@@ -320,7 +330,15 @@ function applyWrite(
       writer.touchFile(write.path, write.size, write.mtimeMs);
       return;
     case "record_error":
-      writer.recordError(write.path, write.stage, write.message);
+      writer.recordError(
+        write.path,
+        write.stage,
+        write.message,
+        write.held && { ...write.held, fingerprintKey: planned.fingerprintKeys.get(write.path)! },
+      );
+      return;
+    case "touch_error":
+      writer.touchError(write.path, write.size, write.mtimeMs);
       return;
     case "clear_error":
       writer.clearError(write.path);
@@ -341,6 +359,7 @@ function commitMeta(options: {
   const limitations = settings.chunkers.length > 0
     ? [`custom chunkers in ${SETTINGS_PATH} are never executed: ${settings.chunkers.join(", ")}`]
     : [];
+  limitations.push(...settings.capped);
   const extra: Record<string, string> = {
     skipped: JSON.stringify(tally.skipped),
     limitations: JSON.stringify(limitations),

@@ -1,28 +1,55 @@
 import { parse as parseYaml } from "yaml";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
+import { readConfinedText } from "./confined.ts";
 
 /**
  * `.code-index/settings.yml` of one repository: include/exclude globs, the size above which a
- * file is not indexed, per-extension language overrides and declared (never run) chunkers.
+ * file is not indexed, how long one file may take to parse, per-extension language overrides
+ * and declared (never run) chunkers.
+ *
+ * The repository's file is the repository's own, so it may tighten the workspace's limits but
+ * never loosen them: `max_file_size` above the workspace's limit and `parse_timeout_ms` above
+ * the built-in timeout are capped, and the cap is reported (`capped`, shown by `status`).
  */
 export interface RepositorySettings {
   include: string[];
   exclude: string[];
+  /** The size above which a file is not indexed, within the workspace's limit. */
   maxFileSize: number;
+  /** Milliseconds one file may take in a parse Worker before it is recorded as timed out. */
+  parseTimeoutMs: number;
   /** Extension (with dot) or file name → language override. */
   languages: Record<string, string>;
   /** Declared custom chunkers: never executed, reported as a limitation. */
   chunkers: string[];
+  /** What the file asked for beyond the workspace's limits, and what applies instead. */
+  capped: string[];
   /** Hash of the settings, part of every file's fingerprint. */
   hash: string;
 }
 
+/** The limits the workspace (`sextant.yml`) sets for every repository's own settings. */
+export interface WorkspaceLimits {
+  /**
+   * The largest `max_file_size` a repository may ask for; one that asks none gets the built-in
+   * default (or this limit, when it is lower).
+   */
+  maxFileSize: number;
+}
+
 export const DEFAULT_MAX_FILE_SIZE = 1024 * 1024;
+/** Milliseconds one file may take before its Worker is replaced and the file recorded as failed. */
+export const PARSE_TIMEOUT_MS = 30_000;
 export const SETTINGS_PATH = ".code-index/settings.yml";
+const SETTINGS_MAX_BYTES = 1024 * 1024;
+export const DEFAULT_LIMITS: WorkspaceLimits = { maxFileSize: DEFAULT_MAX_FILE_SIZE };
 
 /** Parses settings text; throws `SyntaxError` with a message naming the bad key. */
-export function parseSettings(text: string | null): RepositorySettings {
+export function parseSettings(
+  text: string | null,
+  limits: WorkspaceLimits = DEFAULT_LIMITS,
+): RepositorySettings {
   let raw: unknown = {};
   if (text !== null && text.trim() !== "") {
     try {
@@ -36,14 +63,33 @@ export function parseSettings(text: string | null): RepositorySettings {
     throw new SyntaxError("Cannot parse settings file: the top level is not a mapping");
   }
   const record = raw as Record<string, unknown>;
+  const capped: string[] = [];
+  const capAt = (key: string, fallback: number, limit: number, whose: string): number => {
+    const asked = positiveInteger(record, key);
+    if (asked === undefined) return Math.min(fallback, limit);
+    if (asked <= limit) return asked;
+    capped.push(`${key} ${asked} in ${SETTINGS_PATH} is above ${whose} ${limit}: ${limit} applies`);
+    return limit;
+  };
   const settings = {
     include: stringList(record, "include"),
     exclude: stringList(record, "exclude"),
-    maxFileSize: positiveInteger(record, "max_file_size") ?? DEFAULT_MAX_FILE_SIZE,
+    maxFileSize: capAt(
+      "max_file_size",
+      DEFAULT_MAX_FILE_SIZE,
+      limits.maxFileSize,
+      "the workspace's limit",
+    ),
+    parseTimeoutMs: capAt(
+      "parse_timeout_ms",
+      PARSE_TIMEOUT_MS,
+      PARSE_TIMEOUT_MS,
+      "the parse timeout",
+    ),
     languages: stringMap(record, "languages"),
     chunkers: chunkerList(record),
   };
-  return { ...settings, hash: sha256Hex(JSON.stringify(settings)).slice(0, 16) };
+  return { ...settings, capped, hash: sha256Hex(JSON.stringify(settings)).slice(0, 16) };
 }
 
 /**
@@ -52,7 +98,10 @@ export function parseSettings(text: string | null): RepositorySettings {
  * `settings.yml` itself) is refused with a `SyntaxError`: it could read any
  * file the process can, and ignoring it would drop excludes the owner meant.
  */
-export function loadSettings(root: string): RepositorySettings {
+export function loadSettings(
+  root: string,
+  limits: WorkspaceLimits = DEFAULT_LIMITS,
+): RepositorySettings {
   let text: string | null = null;
   try {
     for (const part of [".code-index", SETTINGS_PATH]) {
@@ -62,11 +111,18 @@ export function loadSettings(root: string): RepositorySettings {
         );
       }
     }
-    text = Deno.readTextFileSync(join(root, SETTINGS_PATH));
+    Deno.lstatSync(join(root, SETTINGS_PATH));
+    // Read so that a directory swapped for a symlink meanwhile cannot lead outside the root.
+    text = readConfinedText(root, SETTINGS_PATH, { maxBytes: SETTINGS_MAX_BYTES });
+    if (text === null) {
+      throw new SyntaxError(
+        `Cannot read settings file: '${SETTINGS_PATH}' is not a UTF-8 regular file of at most ${SETTINGS_MAX_BYTES} bytes inside the repository`,
+      );
+    }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  return parseSettings(text);
+  return parseSettings(text, limits);
 }
 
 function stringList(record: Record<string, unknown>, key: string): string[] {

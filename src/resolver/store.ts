@@ -4,7 +4,8 @@
  * every row before anything ranks or counts it. Every query is keyed by a name,
  * a file or a symbol, so the rows read follow what the answer touches.
  */
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
+import { readConfinedText } from "../indexer/confined.ts";
 import { pathJudge } from "../indexer/inventory.ts";
 import { visibleView } from "../workspace/visible.ts";
 import type { StoredRelation, StoredSymbol, TargetReader } from "../store/reader.ts";
@@ -374,10 +375,8 @@ export class ScopeStore {
     try {
       const verdict = pathJudge(repository.root, MANIFEST_RULES)(path);
       if (verdict === null || "reason" in verdict) return null;
-      const text = Deno.readTextFileSync(join(repository.root, path));
-      // Read as judged: a file swapped for anything else since is not used.
-      const after = Deno.lstatSync(join(repository.root, path));
-      return after.isFile && after.size === verdict.size && (after.nlink ?? 1) === 1 ? text : null;
+      // Read at its own path inside the root, whatever was swapped since the judgement.
+      return readConfinedText(repository.root, path, { maxBytes: MANIFEST_RULES.maxFileSize });
     } catch {
       return null;
     }

@@ -20,6 +20,8 @@
  *       trigram index is gone (grep's prefilter uses the chunk FTS terms, and
  *       source_files.terms_complete says where it may); code_symbols loses its
  *       qualified-name index.
+ *   4 — index_errors records the bytes a parse ran out of time or memory on (size, mtime_ms,
+ *       content_hash, fingerprint_key), so a refresh does not parse them again.
  *
  * Pipeline changelog:
  *   1 — tree-sitter tags queries for TypeScript, TSX, JavaScript and Python;
@@ -41,7 +43,7 @@
  *       and TypeScript modules from a package.json name and source root (`@acme/ledger/tax`);
  *       a declaration file is named as the module it declares (`index.d.ts` → `index`).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 export const PIPELINE_VERSION = 6;
 
 export const SCHEMA_SQL = `
@@ -140,12 +142,20 @@ CREATE TABLE relation_targets (
   PRIMARY KEY (name, file_id)
 ) WITHOUT ROWID;
 
+-- size, mtime_ms, content_hash and fingerprint_key: for a failure of the file's own bytes (a
+-- parse out of time, a Worker lost to it), the bytes and settings it failed on, so that they are
+-- not parsed again until they change (null for every other error; content_hash also when the
+-- bytes were not read yet).
 CREATE TABLE index_errors (
   path TEXT PRIMARY KEY,
   stage TEXT NOT NULL,
   message TEXT NOT NULL,
   first_seen TEXT NOT NULL,
-  last_seen TEXT NOT NULL
+  last_seen TEXT NOT NULL,
+  size INTEGER,
+  mtime_ms INTEGER,
+  content_hash TEXT,
+  fingerprint_key TEXT
 ) WITHOUT ROWID;
 
 -- The FTS projection follows its owner; cascaded deletes fire this too.

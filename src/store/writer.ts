@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { StoredFile } from "../engine/plan.ts";
+import type { HeldFailure, StoredFile } from "../engine/plan.ts";
 import { HASH_MODEL_ID, quantizedBytes } from "../engine/vector.ts";
 import { readMeta, writeMeta } from "./meta.ts";
 import { contentKey, unpackText } from "./packing.ts";
@@ -84,9 +84,15 @@ export class TargetWriter {
       ),
       touch: prepare("UPDATE source_files SET size = ?, mtime_ms = ? WHERE path = ?"),
       upsertError: prepare(
-        `INSERT INTO index_errors(path, stage, message, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO index_errors(path, stage, message, first_seen, last_seen, size, mtime_ms,
+           content_hash, fingerprint_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(path) DO UPDATE SET stage = excluded.stage, message = excluded.message,
-         last_seen = excluded.last_seen`,
+         last_seen = excluded.last_seen, size = excluded.size, mtime_ms = excluded.mtime_ms,
+         content_hash = excluded.content_hash, fingerprint_key = excluded.fingerprint_key`,
+      ),
+      touchError: prepare(
+        `UPDATE index_errors SET size = ?, mtime_ms = ?
+          WHERE path = ? AND fingerprint_key IS NOT NULL`,
       ),
       clearError: prepare("DELETE FROM index_errors WHERE path = ?"),
     };
@@ -295,9 +301,48 @@ export class TargetWriter {
     this.#statements.touch.run(size, mtimeMs, path);
   }
 
-  recordError(path: string, stage: string, message: string): void {
+  /**
+   * Records a file's error; `held` names the bytes (and settings) a parse ran out of time or
+   * memory on, which `heldFailures` hands the next plan so they are not parsed again.
+   */
+  recordError(path: string, stage: string, message: string, held?: HeldFailure): void {
     const now = new Date().toISOString();
-    this.#statements.upsertError.run(path, stage, message.slice(0, 1000), now, now);
+    this.#statements.upsertError.run(
+      path,
+      stage,
+      message.slice(0, 1000),
+      now,
+      now,
+      held?.size ?? null,
+      held?.mtimeMs ?? null,
+      held?.contentHash ?? null,
+      held?.fingerprintKey ?? null,
+    );
+  }
+
+  /** Files whose last parse ran out of time or memory, with the bytes it failed on. */
+  heldFailures(): Map<string, HeldFailure> {
+    const rows = this.#db.prepare(
+      `SELECT path, size, mtime_ms, content_hash, fingerprint_key FROM index_errors
+        WHERE fingerprint_key IS NOT NULL`,
+    ).all() as {
+      path: string;
+      size: number;
+      mtime_ms: number;
+      content_hash: string | null;
+      fingerprint_key: string;
+    }[];
+    return new Map(rows.map((row) => [row.path, {
+      size: Number(row.size),
+      mtimeMs: Number(row.mtime_ms),
+      contentHash: row.content_hash,
+      fingerprintKey: row.fingerprint_key,
+    }]));
+  }
+
+  /** New stat data for the bytes of a held failure (found equal under a new mtime). */
+  touchError(path: string, size: number, mtimeMs: number): void {
+    this.#statements.touchError.run(size, mtimeMs, path);
   }
 
   clearError(path: string): void {

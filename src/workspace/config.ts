@@ -45,6 +45,11 @@ export interface WorkspaceConfig {
   agents?: AgentSpec[] | null;
   /** The `lsp:` section, checked at load (no servers when absent). */
   lsp?: LspConfig;
+  /**
+   * `workspace.max_file_size`: the largest file size a repository's own settings may ask for
+   * (absent: the built-in default, 1 MiB).
+   */
+  maxFileSize?: number;
   /** The whole parsed file, for sections read by their own modules (e.g. `embeddings`). */
   raw: Record<string, unknown>;
   /** Where the config came from, or null for the implicit single-repository workspace. */
@@ -54,7 +59,7 @@ export interface WorkspaceConfig {
 }
 
 const TOP_KEYS = ["workspace", "repositories", "project_siblings", "agents", "embeddings", "lsp"];
-const WORKSPACE_KEYS = ["root", "discover", "cache_dir"];
+const WORKSPACE_KEYS = ["root", "discover", "cache_dir", "max_file_size"];
 const REPOSITORY_KEYS = ["name", "path"];
 const AGENT_KEYS = [
   "token_env",
@@ -163,6 +168,16 @@ function readConfig(
       "key 'workspace.discover' is not true or false",
     );
   }
+  const maxFileSize = workspace.max_file_size;
+  if (
+    maxFileSize !== undefined &&
+    (typeof maxFileSize !== "number" || !Number.isInteger(maxFileSize) || maxFileSize <= 0)
+  ) {
+    throw new ConfigMistake(
+      ["workspace", "max_file_size"],
+      "key 'workspace.max_file_size' is not a positive integer",
+    );
+  }
   const root = resolve(configDir, typeof workspace.root === "string" ? workspace.root : ".");
   const cacheDirectory = typeof workspace.cache_dir === "string"
     ? expandHome(workspace.cache_dir, configDir)
@@ -230,6 +245,7 @@ function readConfig(
     projectSiblings: groups as string[][],
     agents,
     lsp,
+    ...(typeof maxFileSize === "number" ? { maxFileSize } : {}),
     raw,
     source,
     text,

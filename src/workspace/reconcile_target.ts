@@ -1,6 +1,7 @@
 import { loadLanguageTable } from "../indexer/languages.ts";
 import type { EmbeddingConfig } from "../indexer/embeddings.ts";
 import type { ParsePool } from "../indexer/pool.ts";
+import type { WorkspaceLimits } from "../indexer/settings.ts";
 import {
   reconcileRepository,
   type RefreshProgress,
@@ -28,6 +29,8 @@ export interface RefreshTarget {
   embeddings?: EmbeddingConfig | null;
   /** Build a replacement from nothing even when the target is readable (`rebuild`). */
   rebuild?: boolean;
+  /** The workspace's limits on the repository's own settings (`sextant.yml`). */
+  limits?: WorkspaceLimits;
 }
 
 /**
@@ -72,6 +75,7 @@ export async function reconcileTarget(
       pool: options.pool,
       onProgress: options.onProgress,
       embeddings: target.embeddings ?? null,
+      limits: target.limits,
     });
   const lock = await lockTarget(location, options.onWait);
   let result: { report: RefreshReport; rebuilt: RebuildReason | null };

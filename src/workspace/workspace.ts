@@ -412,6 +412,7 @@ export class Workspace {
       location: repo.location,
       embeddings: this.#embeddings(),
       rebuild,
+      ...(this.config.maxFileSize ? { limits: { maxFileSize: this.config.maxFileSize } } : {}),
     };
     const { report, rebuilt } = this.#shared.refreshWorker !== undefined
       ? await this.#refreshInWorker(target, onProgress)
