@@ -9,6 +9,8 @@ import { clip, firstSentence, moduleBefore, ownerText } from "./extract_nodes.ts
 /** A definition as one match describes it, before nesting and naming. */
 export interface DefinitionDraft {
   node: Node;
+  /** `node.startIndex`, read once. */
+  start: number;
   /** `node.endIndex`, read once (each read crosses into wasm). */
   end: number;
   nameNode: Node;
@@ -23,6 +25,8 @@ export interface DefinitionDraft {
 /** A use, import or base-class site. */
 export interface Reference {
   node: Node;
+  /** `node.startIndex`, read once. */
+  start: number;
   /** `node.endIndex`, read once. */
   end: number;
   kind: string;
@@ -72,38 +76,67 @@ interface Captures {
 /** Reads a file's query matches; `separator` joins module parts. */
 export function readMatches(matches: QueryMatch[], separator: string): MatchedFile {
   const definitions: DefinitionDraft[] = [];
-  const references: { reference: Reference; importKey: string | null }[] = [];
+  const references: Reference[] = [];
+  // Two patterns may describe the same import binding; it is stored once.
+  const importKeys = new Set<string>();
   const moduleNodes: Node[] = [];
+  const captures = emptyCaptures();
   for (const match of matches) {
-    const captures = capturesOf(match);
-    moduleNodes.push(...captures.modules);
+    readCaptures(match, captures);
+    for (const node of captures.modules) moduleNodes.push(node);
     const outer = captures.outer;
     if (!outer) continue;
-    if (outer.name === "import") {
+    const role = outerRole(outer.name);
+    if (role.type === "import") {
       const imported = importOf(outer.node, captures, separator);
-      if (imported) references.push(imported);
-    } else if (outer.name.startsWith("definition.")) {
-      const definition = definitionOf(outer.node, outer.name, captures);
+      if (imported && !importKeys.has(imported.importKey)) {
+        importKeys.add(imported.importKey);
+        references.push(imported.reference);
+      }
+    } else if (role.type === "definition") {
+      const definition = definitionOf(outer.node, role.kind, captures);
       if (definition) definitions.push(definition);
     } else {
-      const reference = referenceOf(outer.node, outer.name, captures);
-      if (reference) references.push({ reference, importKey: null });
+      const reference = referenceOf(outer.node, role.kind, captures);
+      if (reference) references.push(reference);
     }
   }
   return {
     // One declaration may define several names (`var a, b int`): each is a definition.
     definitions: firstOfEach(
       definitions,
-      (d) => `${d.node.startIndex}:${d.end}:${d.nameNode.startIndex}`,
+      (d) => `${d.start}:${d.end}:${d.nameNode.startIndex}`,
     ),
-    // Two patterns may describe the same import binding; it is stored once.
-    references: firstOfEach(references, (entry) => entry.importKey).map((entry) => entry.reference),
+    references,
     declaredModule: declaredModule(moduleNodes, separator),
   };
 }
 
-function capturesOf(match: QueryMatch): Captures {
-  const captures: Captures = {
+/** What an outer capture name (`import`, `definition.<kind>`, `reference.<kind>`) stands for. */
+type OuterRole =
+  | { type: "import"; kind: "imports" }
+  | { type: "definition" | "reference"; kind: string };
+
+const OUTER_ROLES = new Map<string, OuterRole>();
+
+function outerRole(name: string): OuterRole {
+  let role = OUTER_ROLES.get(name);
+  if (!role) {
+    role = name === "import"
+      ? { type: "import", kind: "imports" }
+      : name.startsWith("definition.")
+      ? { type: "definition", kind: name.slice("definition.".length) }
+      : {
+        type: "reference",
+        kind: RELATION_KINDS[name.slice("reference.".length)] ?? "references",
+      };
+    OUTER_ROLES.set(name, role);
+  }
+  return role;
+}
+
+function emptyCaptures(): Captures {
+  return {
     outer: null,
     names: [],
     scope: null,
@@ -115,6 +148,20 @@ function capturesOf(match: QueryMatch): Captures {
     alias: null,
     wildcard: false,
   };
+}
+
+/** The captures of one match, by role, into `captures` (reused from match to match). */
+function readCaptures(match: QueryMatch, captures: Captures): void {
+  captures.outer = null;
+  captures.names.length = 0;
+  captures.scope = null;
+  captures.modules.length = 0;
+  captures.receiver = null;
+  captures.doc = null;
+  captures.importModules.length = 0;
+  captures.importName = null;
+  captures.alias = null;
+  captures.wildcard = false;
   for (const { name, node } of match.captures) {
     if (name === "name") captures.names.push(node);
     else if (name === "scope") captures.scope = node;
@@ -129,7 +176,6 @@ function capturesOf(match: QueryMatch): Captures {
       name === "import" || name.startsWith("definition.") || name.startsWith("reference.")
     ) captures.outer = { node, name };
   }
-  return captures;
 }
 
 /**
@@ -148,27 +194,29 @@ function joinedName(names: Node[]): { node: Node; start: Node; text: string } | 
   return last && start ? { node: last, start, text: prefix + last.text } : null;
 }
 
-function definitionOf(node: Node, captureName: string, captures: Captures): DefinitionDraft | null {
+function definitionOf(node: Node, kind: string, captures: Captures): DefinitionDraft | null {
   const name = joinedName(captures.names);
   if (!name || name.node.text === "") return null;
   return {
     node,
+    start: node.startIndex,
     end: node.endIndex,
     nameNode: name.node,
     name: name.text,
-    kind: captureName.slice("definition.".length),
+    kind,
     doc: captures.doc ? firstSentence(captures.doc.text) : null,
     scope: captures.scope ? ownerText(captures.scope, name.start) : null,
   };
 }
 
-function referenceOf(node: Node, captureName: string, captures: Captures): Reference | null {
+function referenceOf(node: Node, kind: string, captures: Captures): Reference | null {
   const name = captures.names[captures.names.length - 1];
   if (!name) return null;
   return {
     node,
+    start: node.startIndex,
     end: node.endIndex,
-    kind: RELATION_KINDS[captureName.slice("reference.".length)] ?? "references",
+    kind,
     name: name.text,
     receiver: captures.receiver ? clip(captures.receiver.text, 200) : null,
     module: null,
@@ -191,6 +239,7 @@ function importOf(
   return {
     reference: {
       node,
+      start: node.startIndex,
       end: node.endIndex,
       kind: "imports",
       name: target,
