@@ -22,13 +22,17 @@ export interface DefinitionDraft {
   scope: string | null;
 }
 
-/** A use, import or base-class site. */
+/**
+ * A use, import or base-class site: plain values, so the query matches it was read from (and
+ * their nodes) can be collected before the next run of the query.
+ */
 export interface Reference {
-  node: Node;
-  /** `node.startIndex`, read once. */
+  /** Start and end offsets of the site's node. */
   start: number;
-  /** `node.endIndex`, read once. */
   end: number;
+  /** 0-based row and column where the node starts (its end's are derived from `end`). */
+  startRow: number;
+  startColumn: number;
   kind: string;
   name: string;
   receiver: string | null;
@@ -75,41 +79,97 @@ interface Captures {
 
 /** Reads a file's query matches; `separator` joins module parts. */
 export function readMatches(matches: QueryMatch[], separator: string): MatchedFile {
-  const definitions: DefinitionDraft[] = [];
-  const references: Reference[] = [];
-  // Two patterns may describe the same import binding; it is stored once.
-  const importKeys = new Set<string>();
-  const moduleNodes: Node[] = [];
-  const captures = emptyCaptures();
-  for (const match of matches) {
-    readCaptures(match, captures);
-    for (const node of captures.modules) moduleNodes.push(node);
-    const outer = captures.outer;
-    if (!outer) continue;
-    const role = outerRole(outer.name);
-    if (role.type === "import") {
-      const imported = importOf(outer.node, captures, separator);
-      if (imported && !importKeys.has(imported.importKey)) {
-        importKeys.add(imported.importKey);
-        references.push(imported.reference);
-      }
-    } else if (role.type === "definition") {
-      const definition = definitionOf(outer.node, role.kind, captures);
-      if (definition) definitions.push(definition);
-    } else {
-      const reference = referenceOf(outer.node, role.kind, captures);
-      if (reference) references.push(reference);
-    }
+  const reader = new MatchReader(separator);
+  reader.read(matches, null);
+  return reader.result();
+}
+
+/** Offsets `[start, end)` of one run of the query, and the root node the query ran on. */
+export interface MatchWindow {
+  start: number;
+  end: number;
+  rootId: number;
+}
+
+/**
+ * Reads the matches of one or more runs of a query over a file, in order, keeping what they
+ * describe (definitions, references, imports, the declared module) and nothing of the matches.
+ */
+export class MatchReader {
+  readonly #separator: string;
+  readonly #definitions: DefinitionDraft[] = [];
+  readonly #references: Reference[] = [];
+  /** Two patterns may describe the same import binding; it is stored once. */
+  readonly #importKeys = new Set<string>();
+  readonly #moduleNodes: Node[] = [];
+  readonly #captures = emptyCaptures();
+
+  constructor(separator: string) {
+    this.#separator = separator;
   }
-  return {
-    // One declaration may define several names (`var a, b int`): each is a definition.
-    definitions: firstOfEach(
-      definitions,
-      (d) => `${d.start}:${d.end}:${d.nameNode.startIndex}`,
-    ),
-    references,
-    declaredModule: declaredModule(moduleNodes, separator),
-  };
+
+  /**
+   * Reads matches in order. With a window, a match whose captures all start outside it is
+   * skipped (another run reads it); false, with nothing read, when a match has captures both
+   * inside and outside the window or captures the root: runs cannot split this file.
+   */
+  read(matches: QueryMatch[], window: MatchWindow | null): boolean {
+    if (window) {
+      const inside: QueryMatch[] = [];
+      for (const match of matches) {
+        const place = placeOf(match, window);
+        if (place === "crossing") return false;
+        if (place === "inside") inside.push(match);
+      }
+      matches = inside;
+    }
+    const captures = this.#captures;
+    for (const match of matches) {
+      readCaptures(match, captures);
+      for (const node of captures.modules) this.#moduleNodes.push(node);
+      const outer = captures.outer;
+      if (!outer) continue;
+      const role = outerRole(outer.name);
+      if (role.type === "import") {
+        const imported = importOf(outer.node, captures, this.#separator);
+        if (imported && !this.#importKeys.has(imported.importKey)) {
+          this.#importKeys.add(imported.importKey);
+          this.#references.push(imported.reference);
+        }
+      } else if (role.type === "definition") {
+        const definition = definitionOf(outer.node, role.kind, captures);
+        if (definition) this.#definitions.push(definition);
+      } else {
+        const reference = referenceOf(outer.node, role.kind, captures);
+        if (reference) this.#references.push(reference);
+      }
+    }
+    return true;
+  }
+
+  result(): MatchedFile {
+    return {
+      // One declaration may define several names (`var a, b int`): each is a definition.
+      definitions: firstOfEach(
+        this.#definitions,
+        (d) => `${d.start}:${d.end}:${d.nameNode.startIndex}`,
+      ),
+      references: this.#references,
+      declaredModule: declaredModule(this.#moduleNodes, this.#separator),
+    };
+  }
+}
+
+/** Where a match's captures start relative to a window. */
+function placeOf(match: QueryMatch, window: MatchWindow): "inside" | "outside" | "crossing" {
+  let inside = 0;
+  let outside = 0;
+  for (const { node } of match.captures) {
+    if (node.id === window.rootId) return "crossing";
+    if (node.startIndex >= window.start && node.startIndex < window.end) inside++;
+    else outside++;
+  }
+  return inside > 0 && outside > 0 ? "crossing" : inside > 0 ? "inside" : "outside";
 }
 
 /** What an outer capture name (`import`, `definition.<kind>`, `reference.<kind>`) stands for. */
@@ -213,9 +273,10 @@ function referenceOf(node: Node, kind: string, captures: Captures): Reference | 
   const name = captures.names[captures.names.length - 1];
   if (!name) return null;
   return {
-    node,
     start: node.startIndex,
     end: node.endIndex,
+    startRow: node.startPosition.row,
+    startColumn: node.startPosition.column,
     kind,
     name: name.text,
     receiver: captures.receiver ? clip(captures.receiver.text, 200) : null,
@@ -238,9 +299,10 @@ function importOf(
   const alias = captures.alias ? captures.alias.text : null;
   return {
     reference: {
-      node,
       start: node.startIndex,
       end: node.endIndex,
+      startRow: node.startPosition.row,
+      startColumn: node.startPosition.column,
       kind: "imports",
       name: target,
       receiver: null,

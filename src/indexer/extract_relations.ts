@@ -13,8 +13,13 @@ import { clip } from "./extract_nodes.ts";
 export function relationRows(
   references: readonly Reference[],
   definitions: readonly Definition[],
-  limit: number,
+  options: {
+    limit: number;
+    /** Offsets where the lines of the parsed text start (`lineStarts`). */
+    lines: readonly number[];
+  },
 ): { rows: RelationRow[]; diagnostics: string[] } {
+  const { limit, lines } = options;
   // Stable: references at one offset keep their match order.
   const sorted = [...references].sort((a, b) => a.start - b.start);
   const rows: RelationRow[] = [];
@@ -42,8 +47,7 @@ export function relationRows(
     if (rows.length >= limit) {
       return { rows, diagnostics: [`limit: kept the first ${limit} relations`] };
     }
-    const startPosition = ref.node.startPosition;
-    const endPosition = ref.node.endPosition;
+    const endRow = lineAt(lines, ref.end);
     rows.push({
       kind: ref.kind,
       from_symbol: owner ? owner.id : null,
@@ -51,10 +55,10 @@ export function relationRows(
       receiver: ref.receiver,
       module: ref.module,
       alias: ref.alias,
-      start_line: startPosition.row + 1,
-      start_col: startPosition.column + 1,
-      end_line: endPosition.row + 1,
-      end_col: endPosition.column + 1,
+      start_line: ref.startRow + 1,
+      start_col: ref.startColumn + 1,
+      end_line: endRow + 1,
+      end_col: ref.end - lines[endRow] + 1,
     });
   }
   return { rows, diagnostics: [] };
@@ -77,6 +81,28 @@ function capturedBefore(
     if (other.kind !== "references" || j < index) return true;
   }
   return false;
+}
+
+/**
+ * Offsets where the lines of a text start: a tree's rows count line feeds and its columns count
+ * UTF-16 code units from the line's start, so a node's end position follows from its end offset.
+ */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+/** The 0-based line holding an offset (`lines`: line starts). */
+function lineAt(lines: readonly number[], offset: number): number {
+  let low = 0;
+  let high = lines.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (lines[mid] <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 
 /** The innermost definition enclosing increasing offsets, walking definitions in source order. */
