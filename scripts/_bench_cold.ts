@@ -11,6 +11,7 @@ import type { RefreshReport } from "../src/indexer/refresh.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import type { Target } from "./_bench_corpus.ts";
 import { loadAverage, MB, processRss, ProcessRssSampler, round } from "./_bench_stats.ts";
+import { SERVING_V8_FLAGS, v8FlagsArgument } from "./_serving_flags.ts";
 
 /** What the child prints. */
 interface ChildAnswer {
@@ -20,6 +21,9 @@ interface ChildAnswer {
   baseline_rss: number;
   /** VmHWM at the end: the peak of the whole process. */
   peak_rss: number;
+  /** The main thread's own V8 heap (committed) and external memory at their largest, sampled. */
+  main_heap_peak: number;
+  main_external_peak: number;
 }
 
 export interface ColdIndexResult {
@@ -36,10 +40,16 @@ export interface ColdIndexResult {
   peak_rss_mb: number;
   /** The child's VmRSS before indexing (runtime, modules, open workspace). */
   baseline_rss_mb: number;
+  /** The main thread's largest V8 heap and external memory (the rest of the peak is Workers,
+   * wasm memories and SQLite). */
+  main_heap_peak_mb: number;
+  main_external_peak_mb: number;
   /** The largest VmRSS the parent saw while sampling the child (a check on the peak). */
   sampled_rss_mb: number;
   /** The machine's 1-minute load average before and after (other work included). */
   load_average: [number | null, number | null];
+  /** The child's V8 flags. */
+  v8_flags: string[];
 }
 
 /** Indexes the target from scratch in a child process; its targets stay in the cache. */
@@ -51,6 +61,9 @@ export async function coldIndex(target: Target): Promise<ColdIndexResult> {
       "run",
       "--unstable-worker-options",
       "--allow-all",
+      // Indexing runs in processes started with these (`deno task query`, the daemon's refresh
+      // Worker, mcp): the child measures the same.
+      ...v8FlagsArgument(SERVING_V8_FLAGS),
       new URL(import.meta.url).pathname,
       target.workspaceDirectory,
       target.cacheDirectory,
@@ -84,8 +97,11 @@ export async function coldIndex(target: Target): Promise<ColdIndexResult> {
     timings_ms: timings,
     peak_rss_mb: round(Math.max(answer.peak_rss, sampled.peak) / MB, 1),
     baseline_rss_mb: round(answer.baseline_rss / MB, 1),
+    main_heap_peak_mb: round(answer.main_heap_peak / MB, 1),
+    main_external_peak_mb: round(answer.main_external_peak / MB, 1),
     sampled_rss_mb: round(sampled.maxRss / MB, 1),
     load_average: [loadBefore, loadAverage()],
+    v8_flags: SERVING_V8_FLAGS,
   };
 }
 
@@ -94,6 +110,14 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
   const workspace = await Workspace.open({ directory: workspaceDirectory, cacheDirectory });
   const baseline = processRss(Deno.pid).rss;
   const reports: RefreshReport[] = [];
+  // The main thread (the writer, and the replies waiting for it) against the whole process:
+  // sampled between the writes, which run on this thread.
+  const main = { heap: 0, external: 0 };
+  const sampler = setInterval(() => {
+    const usage = Deno.memoryUsage();
+    main.heap = Math.max(main.heap, usage.heapTotal);
+    main.external = Math.max(main.external, usage.external);
+  }, 20);
   const started = performance.now();
   try {
     for (const repo of workspace.repositories) {
@@ -109,6 +133,7 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
       );
     }
   } finally {
+    clearInterval(sampler);
     workspace.close();
   }
   const refreshMs = performance.now() - started;
@@ -117,6 +142,8 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
     refresh_ms: refreshMs,
     baseline_rss: baseline,
     peak_rss: processRss(Deno.pid).peak,
+    main_heap_peak: main.heap,
+    main_external_peak: main.external,
   };
   console.log(JSON.stringify(answer));
 }

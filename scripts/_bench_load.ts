@@ -21,6 +21,7 @@ import type { RefreshReport } from "../src/indexer/refresh.ts";
 import { paramsFor } from "./_bench_actions.ts";
 import { appendedFunction, type Definition, editableFiles, type Target } from "./_bench_corpus.ts";
 import { log } from "./_bench_report.ts";
+import { v8FlagsArgument } from "./_serving_flags.ts";
 import {
   type LatencyStats,
   loadAverage,
@@ -39,6 +40,8 @@ export interface LoadOptions {
   mix: string[];
   /** The daemon's query Workers (its default when null). */
   queryWorkers: number | null;
+  /** V8 flags of the daemon's command line (`SERVING_V8_FLAGS`, as `deno task daemon` has). */
+  v8Flags: string[];
 }
 
 /** Actions one client times one at a time, before the load. */
@@ -61,6 +64,8 @@ export interface DaemonResult {
   duration_s: number;
   mix: string[];
   query_workers: number | null;
+  /** The daemon's V8 flags. */
+  v8_flags: string[];
   /** Seconds from spawning the daemon to its answer to `initialize`. */
   startup_s: number;
   /** The daemon's first `refresh`, through the socket, on the target the cold index left. */
@@ -111,7 +116,7 @@ export async function benchDaemon(
   const socket = join(target.workDirectory, "run", "d.sock");
   const loadBefore = loadAverage();
   const started = performance.now();
-  const process = spawnDaemon(target, socket, options.queryWorkers);
+  const process = spawnDaemon(target, socket, options);
   try {
     const daemon = await connectDaemon(process, socket);
     const startup_s = round((performance.now() - started) / 1000, 2);
@@ -163,6 +168,7 @@ export async function benchDaemon(
       duration_s: options.duration,
       mix: options.mix,
       query_workers: options.queryWorkers,
+      v8_flags: options.v8Flags,
       startup_s,
       first_refresh,
       serial,
@@ -188,12 +194,14 @@ export async function benchDaemon(
   }
 }
 
-function spawnDaemon(target: Target, socket: string, queryWorkers: number | null) {
+function spawnDaemon(target: Target, socket: string, options: LoadOptions) {
+  const { queryWorkers } = options;
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--unstable-worker-options",
       "--allow-all",
+      ...v8FlagsArgument(options.v8Flags),
       new URL("../src/main.ts", import.meta.url).pathname,
       "daemon",
       "--quiet",

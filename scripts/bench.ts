@@ -22,6 +22,7 @@ import { type BenchDocument, log, printTargets, writeJson } from "./_bench_repor
 import { DEFAULT_SCALE, growthOf, printGrowth } from "./_bench_scale.ts";
 import { type BenchOptions, benchTarget, type TargetResult } from "./_bench_sextant.ts";
 import { loadAverage } from "./_bench_stats.ts";
+import { SERVING_V8_FLAGS } from "./_serving_flags.ts";
 
 const USAGE = `usage: deno task bench [--path DIR]... [--together] [--synthetic LINES]... [options]
        deno task bench --scale [SIZES] [--path DIR]... [options]
@@ -41,6 +42,8 @@ measuring:
   --duration S        seconds of each load phase (default 10)
   --mix A,B,...       actions the clients issue in turn (default search,symbols,definition)
   --query-workers N   the daemon's query Workers (default: the daemon's)
+  --daemon-v8-flags F the daemon's V8 flags, comma-separated (default: those of
+                      \`deno task daemon\`, ${SERVING_V8_FLAGS.join(",")}; empty: none)
   --lsp               also the LSP router's overhead over a direct request to the
                       installed server of the tree's main language (pyright,
                       typescript-language-server)
@@ -72,6 +75,7 @@ function parseBenchArgs(argv: string[]): Command {
       duration: { type: "string" },
       mix: { type: "string" },
       "query-workers": { type: "string" },
+      "daemon-v8-flags": { type: "string" },
       lsp: { type: "boolean" },
       json: { type: "string" },
       keep: { type: "boolean" },
@@ -130,6 +134,9 @@ function parseBenchArgs(argv: string[]): Command {
         queryWorkers: queryWorkers === undefined
           ? null
           : wholeNumber("--query-workers", queryWorkers),
+        v8Flags: values["daemon-v8-flags"] === undefined
+          ? SERVING_V8_FLAGS
+          : values["daemon-v8-flags"].split(",").filter(Boolean),
       },
     },
   };

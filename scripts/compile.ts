@@ -1,12 +1,14 @@
 /**
  * `deno task compile`: one binary `dist/sextant` with the grammars, the
- * tree-sitter wasm files and the Workers (parse, query, refresh) embedded.
+ * tree-sitter wasm files and the Workers (parse, query, refresh) embedded, and the V8 flags of
+ * the serving processes (`_serving_flags.ts`).
  *
  * `deno compile` downloads its runtime (`denort`) unless `DENORT_BIN` names a
  * local copy; where neither works, this fails with deno's own message.
  */
 import { join, relative } from "node:path";
 import { loadLanguageTable, wasmPath } from "../src/indexer/languages.ts";
+import { SERVING_V8_FLAGS, v8FlagsArgument } from "./_serving_flags.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const table = loadLanguageTable();
@@ -24,6 +26,8 @@ const args = [
   "compile",
   "--unstable-worker-options",
   "--allow-all",
+  // Baked into the binary: every process it runs (daemon, query, mcp) starts with them.
+  ...v8FlagsArgument(SERVING_V8_FLAGS),
   ...includes,
   "--output",
   join("dist", "sextant"),

@@ -30,8 +30,26 @@ export function compactIdentifier(word: string): string {
 /** All index terms of a piece of text, in order of appearance (with repeats). */
 export function codeTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const match of text.matchAll(WORD)) {
-    pushWordTerms(match[0], terms);
+  const words = text.match(WORD);
+  if (!words) return terms;
+  for (const word of words) {
+    const own = wordTerms(word);
+    for (let i = 0; i < own.length; i++) terms.push(own[i]);
+  }
+  return terms;
+}
+
+/** Words seen recently and their terms: source text repeats a few thousand words. */
+const WORD_TERMS = new Map<string, readonly string[]>();
+const WORD_TERMS_MAX = 50_000;
+
+function wordTerms(word: string): readonly string[] {
+  let terms = WORD_TERMS.get(word);
+  if (terms === undefined) {
+    const fresh: string[] = [];
+    pushWordTerms(word, fresh);
+    if (WORD_TERMS.size >= WORD_TERMS_MAX) WORD_TERMS.clear();
+    WORD_TERMS.set(word, terms = fresh);
   }
   return terms;
 }

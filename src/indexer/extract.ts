@@ -7,12 +7,12 @@
  * (`extract_matches.ts`), named symbols (`extract_names.ts`), relation rows
  * (`extract_relations.ts`) and chunks (`extract_chunks.ts`).
  */
-import type { Node, Parser, Query, QueryMatch, Tree } from "web-tree-sitter";
+import type { Node, Parser, Query, Tree } from "web-tree-sitter";
 import type { ModuleRoot, ParseOutput } from "./parse_types.ts";
 import type { ExtractionNodes, LanguageRules } from "./manifest.ts";
-import { type DefinitionDraft, readMatches } from "./extract_matches.ts";
+import { type DefinitionDraft, type MatchedFile, MatchReader } from "./extract_matches.ts";
 import { nameDefinitions, sourceOrder } from "./extract_names.ts";
-import { relationRows } from "./extract_relations.ts";
+import { lineStarts, relationRows } from "./extract_relations.ts";
 import { structureChunks, textChunks } from "./extract_chunks.ts";
 import { type NodeSets, nodeSets } from "./extract_nodes.ts";
 
@@ -26,6 +26,11 @@ export const LIMITS = {
   queryMicros: 10_000_000,
   /** Tree depth below which no pattern starts (deep nesting makes queries quadratic). */
   depth: 400,
+  /**
+   * Characters of whole top-level statements one run of the query covers: a file is queried
+   * run by run, so the matches of one run (and their nodes) die before the next is made.
+   */
+  queryRun: 16_000,
   /** Characters of one chunk; a longer one (a very long line) is cut into windows. */
   chunkChars: 8_000,
   /** A file with a line this long and long lines on average is minified: text only. */
@@ -59,8 +64,8 @@ export function extractStructure(
   let sets = setsCache.get(grammar.nodes);
   if (!sets) setsCache.set(grammar.nodes, sets = nodeSets(grammar.nodes));
   const health = treeHealth(root, text);
-  const queried = runQuery(grammar.query, root, text);
-  const matched = readMatches(queried.matches, grammar.rules.separator);
+  const queried = runQuery(grammar.query, root, text, grammar.rules.separator);
+  const matched = queried.matched;
   // A file-scoped namespace (C# `namespace A;`) owns everything after it.
   const drafts = sets.fileScopes.size === 0 ? matched.definitions : matched.definitions.map((
     draft,
@@ -73,7 +78,10 @@ export function extractStructure(
     declaredModule: matched.declaredModule,
     packageRoot: options.packageRoot ?? null,
   });
-  const relations = relationRows(matched.references, named.definitions, LIMITS.relations);
+  const relations = relationRows(matched.references, named.definitions, {
+    limit: LIMITS.relations,
+    lines: lineStarts(parsedText(root, text)),
+  });
   const chunks = structureChunks({
     text,
     path,
@@ -208,25 +216,54 @@ function treeHealth(root: Node, text: string): { diagnostics: string[]; failed: 
   };
 }
 
-/** The query's matches within the time and depth bounds, and a diagnostic for each bound hit. */
+/**
+ * What the query's matches describe, within the time and depth bounds, and a diagnostic for each
+ * bound hit. The query runs over runs of whole top-level statements (`queryRuns`), each run's
+ * matches read before the next run; a file whose matches cross runs is queried whole.
+ */
 function runQuery(
   query: Query,
   root: Node,
   text: string,
-): { matches: QueryMatch[]; diagnostics: string[] } {
+  separator: string,
+): { matched: MatchedFile; diagnostics: string[] } {
   const diagnostics: string[] = [];
   const started = performance.now();
-  const matches = query.matches(root, {
-    timeoutMicros: LIMITS.queryMicros,
-    maxStartDepth: LIMITS.depth,
-  });
+  const bounds = { maxStartDepth: LIMITS.depth };
+  let reader = new MatchReader(separator);
+  let exceeded = false;
+  let split = false;
+  const runs = queryRuns(root, LIMITS.queryRun);
+  if (runs) {
+    split = true;
+    for (const run of runs) {
+      const left = LIMITS.queryMicros - (performance.now() - started) * 1000;
+      if (left <= 0) break;
+      const matches = query.matches(root, {
+        ...bounds,
+        timeoutMicros: Math.ceil(left),
+        startPosition: { row: run.startRow, column: 0 },
+        ...(run.endRow === null ? {} : { endPosition: { row: run.endRow, column: 0 } }),
+      });
+      exceeded ||= query.didExceedMatchLimit();
+      if (!reader.read(matches, { start: run.start, end: run.end, rootId: root.id })) {
+        split = false;
+        break;
+      }
+    }
+  }
+  if (!split) {
+    reader = new MatchReader(separator);
+    reader.read(query.matches(root, { ...bounds, timeoutMicros: LIMITS.queryMicros }), null);
+    exceeded = query.didExceedMatchLimit();
+  }
   if (performance.now() - started >= LIMITS.queryMicros / 1000) {
     diagnostics.push(
       `limit: the query stopped after ${
         LIMITS.queryMicros / 1e6
       } s; symbols and relations are incomplete`,
     );
-  } else if (query.didExceedMatchLimit()) {
+  } else if (exceeded) {
     diagnostics.push("limit: too many partial query matches; some relations are missing");
   }
   if (textNesting(text) > LIMITS.depth / 4 && treeDeeperThan(root, LIMITS.depth)) {
@@ -234,7 +271,54 @@ function runQuery(
       `limit: nesting deeper than ${LIMITS.depth} tree levels; definitions and relations below it are skipped`,
     );
   }
-  return { matches, diagnostics };
+  return { matched: reader.result(), diagnostics };
+}
+
+/** One run of the query: whole lines `[startRow, endRow)`, offsets `[start, end)`. */
+interface QueryRun {
+  startRow: number;
+  /** Null for the last run (to the end of the file). */
+  endRow: number | null;
+  start: number;
+  end: number;
+}
+
+/**
+ * Runs of about `size` characters of whole top-level statements, or null when the file is one
+ * run. A run starts at the start of the line of its first statement, and only where the
+ * statement before ends on an earlier line: every node, empty ones included, then lies inside
+ * exactly one run (a pattern relating two top-level statements would cross runs; the reader
+ * sees that and the file is queried whole).
+ */
+function queryRuns(root: Node, size: number): QueryRun[] | null {
+  if (root.endIndex - root.startIndex <= size) return null;
+  const children = root.children;
+  const runs: QueryRun[] = [];
+  let startRow = 0;
+  let start = 0;
+  for (let i = 1; i < children.length; i++) {
+    const child = children[i]!;
+    if (child.startIndex - start < size) continue;
+    const row = child.startPosition.row;
+    if (children[i - 1]!.endPosition.row >= row) continue;
+    const lineStart = child.startIndex - child.startPosition.column;
+    runs.push({ startRow, endRow: row, start, end: lineStart });
+    startRow = row;
+    start = lineStart;
+  }
+  if (runs.length === 0) return null;
+  runs.push({ startRow, endRow: null, start, end: Number.MAX_SAFE_INTEGER });
+  return runs;
+}
+
+/**
+ * The text a tree was parsed from: `text`, or a repaired copy of it (`parseForExtraction`: same
+ * length, some line breaks moved), whose lines the tree's positions count.
+ */
+function parsedText(root: Node, text: string): string {
+  const own = root.text;
+  if (own === text.slice(root.startIndex, root.endIndex)) return text;
+  return text.slice(0, root.startIndex) + own + text.slice(root.endIndex);
 }
 
 /** The first `LIMITS.symbols` definitions, and a diagnostic when more were found. */

@@ -10,6 +10,7 @@ import {
   chunkText,
 } from "../engine/chunker.ts";
 import { codeTerms } from "../engine/tokenizer.ts";
+import { termCounts } from "../engine/vector.ts";
 import { sha256Hex, stableId } from "../engine/hash.ts";
 import type { ChunkRow } from "./parse_types.ts";
 import type { Definition } from "./extract_names.ts";
@@ -78,8 +79,9 @@ function chunkRows(options: {
     const pathKey = range.symbolPath ?? "";
     const ordinal = ordinals.get(pathKey) ?? 0;
     ordinals.set(pathKey, ordinal + 1);
-    const symbolTerms = range.symbolPath ? codeTerms(range.symbolPath).join(" ") + " " : "";
-    rows.push({
+    const symbolTerms = range.symbolPath ? codeTerms(range.symbolPath) : [];
+    const textTerms = codeTerms(chunkText);
+    const row: ChunkRow = {
       chunk_key: stableId([path, pathKey, ordinal]),
       start_line: range.startLine + 1,
       end_line: range.endLine + 1,
@@ -88,8 +90,10 @@ function chunkRows(options: {
       kind: range.kind,
       symbol_path: range.symbolPath,
       content_hash: sha256Hex(chunkText).slice(0, 32),
-      terms: symbolTerms + codeTerms(chunkText).join(" "),
-    });
+      terms: (range.symbolPath ? symbolTerms.join(" ") + " " : "") + textTerms.join(" "),
+    };
+    COUNTS.set(row, countTerms(symbolTerms, textTerms));
+    rows.push(row);
   };
   for (const range of options.ranges) {
     const startChar = offsets[range.startLine];
@@ -115,6 +119,26 @@ function chunkRows(options: {
     }
   }
   return rows;
+}
+
+/** Term counts of the chunks made here, counted from their terms before they were joined. */
+const COUNTS = new WeakMap<ChunkRow, Map<string, number>>();
+
+/**
+ * A chunk's term counts in order of first appearance: `termCounts(chunk.terms)`, counted when
+ * the chunk was made when it was made here (the terms are the tokenizer's own strings then,
+ * cheaper to count than the split text).
+ */
+export function chunkTermCounts(chunk: ChunkRow): Map<string, number> {
+  return COUNTS.get(chunk) ?? termCounts(chunk.terms);
+}
+
+function countTerms(...lists: string[][]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const list of lists) {
+    for (const term of list) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** Windows of at most `maxChars` characters, ending after a separator when one is near. */

@@ -9,6 +9,8 @@ import { clip, firstSentence, moduleBefore, ownerText } from "./extract_nodes.ts
 /** A definition as one match describes it, before nesting and naming. */
 export interface DefinitionDraft {
   node: Node;
+  /** `node.startIndex`, read once. */
+  start: number;
   /** `node.endIndex`, read once (each read crosses into wasm). */
   end: number;
   nameNode: Node;
@@ -20,11 +22,17 @@ export interface DefinitionDraft {
   scope: string | null;
 }
 
-/** A use, import or base-class site. */
+/**
+ * A use, import or base-class site: plain values, so the query matches it was read from (and
+ * their nodes) can be collected before the next run of the query.
+ */
 export interface Reference {
-  node: Node;
-  /** `node.endIndex`, read once. */
+  /** Start and end offsets of the site's node. */
+  start: number;
   end: number;
+  /** 0-based row and column where the node starts (its end's are derived from `end`). */
+  startRow: number;
+  startColumn: number;
   kind: string;
   name: string;
   receiver: string | null;
@@ -71,39 +79,124 @@ interface Captures {
 
 /** Reads a file's query matches; `separator` joins module parts. */
 export function readMatches(matches: QueryMatch[], separator: string): MatchedFile {
-  const definitions: DefinitionDraft[] = [];
-  const references: { reference: Reference; importKey: string | null }[] = [];
-  const moduleNodes: Node[] = [];
-  for (const match of matches) {
-    const captures = capturesOf(match);
-    moduleNodes.push(...captures.modules);
-    const outer = captures.outer;
-    if (!outer) continue;
-    if (outer.name === "import") {
-      const imported = importOf(outer.node, captures, separator);
-      if (imported) references.push(imported);
-    } else if (outer.name.startsWith("definition.")) {
-      const definition = definitionOf(outer.node, outer.name, captures);
-      if (definition) definitions.push(definition);
-    } else {
-      const reference = referenceOf(outer.node, outer.name, captures);
-      if (reference) references.push({ reference, importKey: null });
-    }
-  }
-  return {
-    // One declaration may define several names (`var a, b int`): each is a definition.
-    definitions: firstOfEach(
-      definitions,
-      (d) => `${d.node.startIndex}:${d.end}:${d.nameNode.startIndex}`,
-    ),
-    // Two patterns may describe the same import binding; it is stored once.
-    references: firstOfEach(references, (entry) => entry.importKey).map((entry) => entry.reference),
-    declaredModule: declaredModule(moduleNodes, separator),
-  };
+  const reader = new MatchReader(separator);
+  reader.read(matches, null);
+  return reader.result();
 }
 
-function capturesOf(match: QueryMatch): Captures {
-  const captures: Captures = {
+/** Offsets `[start, end)` of one run of the query, and the root node the query ran on. */
+export interface MatchWindow {
+  start: number;
+  end: number;
+  rootId: number;
+}
+
+/**
+ * Reads the matches of one or more runs of a query over a file, in order, keeping what they
+ * describe (definitions, references, imports, the declared module) and nothing of the matches.
+ */
+export class MatchReader {
+  readonly #separator: string;
+  readonly #definitions: DefinitionDraft[] = [];
+  readonly #references: Reference[] = [];
+  /** Two patterns may describe the same import binding; it is stored once. */
+  readonly #importKeys = new Set<string>();
+  readonly #moduleNodes: Node[] = [];
+  readonly #captures = emptyCaptures();
+
+  constructor(separator: string) {
+    this.#separator = separator;
+  }
+
+  /**
+   * Reads matches in order. With a window, a match whose captures all start outside it is
+   * skipped (another run reads it); false, with nothing read, when a match has captures both
+   * inside and outside the window or captures the root: runs cannot split this file.
+   */
+  read(matches: QueryMatch[], window: MatchWindow | null): boolean {
+    if (window) {
+      const inside: QueryMatch[] = [];
+      for (const match of matches) {
+        const place = placeOf(match, window);
+        if (place === "crossing") return false;
+        if (place === "inside") inside.push(match);
+      }
+      matches = inside;
+    }
+    const captures = this.#captures;
+    for (const match of matches) {
+      readCaptures(match, captures);
+      for (const node of captures.modules) this.#moduleNodes.push(node);
+      const outer = captures.outer;
+      if (!outer) continue;
+      const role = outerRole(outer.name);
+      if (role.type === "import") {
+        const imported = importOf(outer.node, captures, this.#separator);
+        if (imported && !this.#importKeys.has(imported.importKey)) {
+          this.#importKeys.add(imported.importKey);
+          this.#references.push(imported.reference);
+        }
+      } else if (role.type === "definition") {
+        const definition = definitionOf(outer.node, role.kind, captures);
+        if (definition) this.#definitions.push(definition);
+      } else {
+        const reference = referenceOf(outer.node, role.kind, captures);
+        if (reference) this.#references.push(reference);
+      }
+    }
+    return true;
+  }
+
+  result(): MatchedFile {
+    return {
+      // One declaration may define several names (`var a, b int`): each is a definition.
+      definitions: firstOfEach(
+        this.#definitions,
+        (d) => `${d.start}:${d.end}:${d.nameNode.startIndex}`,
+      ),
+      references: this.#references,
+      declaredModule: declaredModule(this.#moduleNodes, this.#separator),
+    };
+  }
+}
+
+/** Where a match's captures start relative to a window. */
+function placeOf(match: QueryMatch, window: MatchWindow): "inside" | "outside" | "crossing" {
+  let inside = 0;
+  let outside = 0;
+  for (const { node } of match.captures) {
+    if (node.id === window.rootId) return "crossing";
+    if (node.startIndex >= window.start && node.startIndex < window.end) inside++;
+    else outside++;
+  }
+  return inside > 0 && outside > 0 ? "crossing" : inside > 0 ? "inside" : "outside";
+}
+
+/** What an outer capture name (`import`, `definition.<kind>`, `reference.<kind>`) stands for. */
+type OuterRole =
+  | { type: "import"; kind: "imports" }
+  | { type: "definition" | "reference"; kind: string };
+
+const OUTER_ROLES = new Map<string, OuterRole>();
+
+function outerRole(name: string): OuterRole {
+  let role = OUTER_ROLES.get(name);
+  if (!role) {
+    role = name === "import"
+      ? { type: "import", kind: "imports" }
+      : name.startsWith("definition.")
+      ? { type: "definition", kind: name.slice("definition.".length) }
+      : {
+        type: "reference",
+        kind: RELATION_KINDS[name.slice("reference.".length)] ?? "references",
+      };
+    OUTER_ROLES.set(name, role);
+  }
+  return role;
+}
+
+function emptyCaptures(): Captures {
+  return {
     outer: null,
     names: [],
     scope: null,
@@ -115,6 +208,20 @@ function capturesOf(match: QueryMatch): Captures {
     alias: null,
     wildcard: false,
   };
+}
+
+/** The captures of one match, by role, into `captures` (reused from match to match). */
+function readCaptures(match: QueryMatch, captures: Captures): void {
+  captures.outer = null;
+  captures.names.length = 0;
+  captures.scope = null;
+  captures.modules.length = 0;
+  captures.receiver = null;
+  captures.doc = null;
+  captures.importModules.length = 0;
+  captures.importName = null;
+  captures.alias = null;
+  captures.wildcard = false;
   for (const { name, node } of match.captures) {
     if (name === "name") captures.names.push(node);
     else if (name === "scope") captures.scope = node;
@@ -129,7 +236,6 @@ function capturesOf(match: QueryMatch): Captures {
       name === "import" || name.startsWith("definition.") || name.startsWith("reference.")
     ) captures.outer = { node, name };
   }
-  return captures;
 }
 
 /**
@@ -148,27 +254,30 @@ function joinedName(names: Node[]): { node: Node; start: Node; text: string } | 
   return last && start ? { node: last, start, text: prefix + last.text } : null;
 }
 
-function definitionOf(node: Node, captureName: string, captures: Captures): DefinitionDraft | null {
+function definitionOf(node: Node, kind: string, captures: Captures): DefinitionDraft | null {
   const name = joinedName(captures.names);
   if (!name || name.node.text === "") return null;
   return {
     node,
+    start: node.startIndex,
     end: node.endIndex,
     nameNode: name.node,
     name: name.text,
-    kind: captureName.slice("definition.".length),
+    kind,
     doc: captures.doc ? firstSentence(captures.doc.text) : null,
     scope: captures.scope ? ownerText(captures.scope, name.start) : null,
   };
 }
 
-function referenceOf(node: Node, captureName: string, captures: Captures): Reference | null {
+function referenceOf(node: Node, kind: string, captures: Captures): Reference | null {
   const name = captures.names[captures.names.length - 1];
   if (!name) return null;
   return {
-    node,
+    start: node.startIndex,
     end: node.endIndex,
-    kind: RELATION_KINDS[captureName.slice("reference.".length)] ?? "references",
+    startRow: node.startPosition.row,
+    startColumn: node.startPosition.column,
+    kind,
     name: name.text,
     receiver: captures.receiver ? clip(captures.receiver.text, 200) : null,
     module: null,
@@ -190,8 +299,10 @@ function importOf(
   const alias = captures.alias ? captures.alias.text : null;
   return {
     reference: {
-      node,
+      start: node.startIndex,
       end: node.endIndex,
+      startRow: node.startPosition.row,
+      startColumn: node.startPosition.column,
       kind: "imports",
       name: target,
       receiver: null,

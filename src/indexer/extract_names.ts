@@ -53,7 +53,7 @@ export interface Definition extends DefinitionDraft {
 
 /** Definitions in source order, outer before inner (equal starts: the longer first). */
 export function sourceOrder(drafts: DefinitionDraft[]): DefinitionDraft[] {
-  return [...drafts].sort((a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end);
+  return [...drafts].sort((a, b) => a.start - b.start || b.end - a.end);
 }
 
 /**
@@ -81,7 +81,7 @@ export function nameDefinitions(
   const symbols: SymbolRow[] = [];
   for (const draft of ordered) {
     while (
-      stack.length > 0 && (stack[stack.length - 1].end <= draft.node.startIndex ||
+      stack.length > 0 && (stack[stack.length - 1].end <= draft.start ||
         sameNode(stack[stack.length - 1], draft))
     ) {
       stack.pop();
@@ -146,7 +146,7 @@ function symbolRow(
 
 /** Names declared together share their declaration node: they are siblings, not nested. */
 export function sameNode(a: DefinitionDraft, b: DefinitionDraft): boolean {
-  return a.node.startIndex === b.node.startIndex && a.end === b.end;
+  return a.start === b.start && a.end === b.end;
 }
 
 /** How many ancestors up an `export` node still exports a definition (`export const a = …`). */

@@ -5,7 +5,8 @@
  * and whether the chunk terms cover every code term of the text.
  */
 import type { Node } from "web-tree-sitter";
-import { hashVector, quantizedBytes, termCounts } from "../engine/vector.ts";
+import { hashVector, quantizedBytes } from "../engine/vector.ts";
+import { chunkTermCounts } from "./extract_chunks.ts";
 import { packRanges, packText, type TextRange } from "../store/packing.ts";
 import { packRelations } from "../store/relation_pack.ts";
 import type { ChunkRow, FileRows, ParseOutput } from "../store/records.ts";
@@ -23,7 +24,7 @@ export function fileRows(options: {
     symbols: output.symbols,
     chunks: output.chunks.map((chunk) => ({
       ...chunk,
-      vector: quantizedBytes(hashVector(termCounts(chunk.terms))),
+      vector: quantizedBytes(hashVector(chunkTermCounts(chunk))),
     })),
     relations: packRelations(output.relations),
     text: packText(text),
