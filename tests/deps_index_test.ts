@@ -157,6 +157,20 @@ Deno.test("dependencies (actions): an unchanged fingerprint does no work; an upg
     const edited: any = await run("refresh", {});
     assert.equal(edited.data.reports[0].changed, true);
     assert.equal(edited.data.reports[0].dependencies.changed, false);
+    // An edit that imports another external package is seen (a refresh reads the imports of the
+    // files that changed only), and so is its removal.
+    const missing = (report: any) => report.data.reports[0].dependencies.problems.missing ?? 0;
+    Deno.writeTextFileSync(
+      join(root, "app/extra.py"),
+      "import brandnewpkg\n\n\ndef extra():\n    return 1\n",
+    );
+    const importing: any = await run("refresh", {});
+    assert.equal(importing.data.reports[0].dependencies.changed, true);
+    assert.equal(missing(importing), missing(edited) + 1);
+    Deno.writeTextFileSync(join(root, "app/extra.py"), "def extra():\n    return 1\n");
+    const removed: any = await run("refresh", {});
+    assert.equal(removed.data.reports[0].dependencies.changed, true);
+    assert.equal(missing(removed), missing(edited));
 
     upgradeFakeretry(root, "1.2.3", "1.3.0");
     const upgraded: any = await run("refresh", {});

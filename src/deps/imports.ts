@@ -51,6 +51,15 @@ const ECOSYSTEM_OF: Record<string, Ecosystem> = {
   rust: "cargo",
 };
 
+/**
+ * The package-level names each file's imports could name (before the repository's own modules
+ * are left out), by the file's content hash and language: a file's imports are a function of
+ * its bytes and language, so a refresh reads the import rows of changed files only (on sympy
+ * every file's cost ~100 ms per refresh). Bounded; content-addressed, so never stale.
+ */
+const CANDIDATES = new Map<string, readonly (readonly [Ecosystem, string])[]>();
+const CANDIDATES_MAX = 200_000;
+
 /** The external import names of a committed repository target. */
 export function importedNames(reader: TargetReader): ImportedNames {
   const names: ImportedNames = {
@@ -61,45 +70,73 @@ export function importedNames(reader: TargetReader): ImportedNames {
   };
   const paths = reader.paths();
   const local = localNames(paths);
-  for (const relation of reader.relationsOfKinds(["imports"])) {
-    const ecosystem = relation.language ? ECOSYSTEM_OF[relation.language] : undefined;
-    const module = relation.module;
-    if (!ecosystem || !module) continue;
-    const name = externalName(ecosystem, module, local);
-    if (name !== null && !names[ecosystem].has(name)) names[ecosystem].set(name, relation.path);
+  const table = reader.fileTable();
+  // By path, so each name keeps the first path that imports it.
+  for (const file of reader.allFiles()) {
+    const language = table.files.get(file.id)?.language;
+    if (!language || !ECOSYSTEM_OF[language]) continue;
+    const key = `${file.contentHash}\0${language}`;
+    let candidates = CANDIDATES.get(key);
+    if (!candidates) {
+      const found = new Map<string, readonly [Ecosystem, string]>();
+      for (const relation of reader.importsOfFile(file.path)) {
+        const module = relation.module;
+        if (!module) continue;
+        const name = candidateName(ECOSYSTEM_OF[language], module);
+        if (name !== null) found.set(name, [ECOSYSTEM_OF[language], name]);
+      }
+      candidates = [...found.values()];
+      if (CANDIDATES.size >= CANDIDATES_MAX) CANDIDATES.clear();
+      CANDIDATES.set(key, candidates);
+    }
+    for (const [ecosystem, name] of candidates) {
+      if (!isLocal(ecosystem, name, local) && !names[ecosystem].has(name)) {
+        names[ecosystem].set(name, file.path);
+      }
+    }
   }
   return names;
 }
 
-/** The package-level name an import of an ecosystem names, or null when it is not external. */
-function externalName(
-  ecosystem: Ecosystem,
-  module: string,
-  local: ReturnType<typeof localNames>,
-): string | null {
+/**
+ * The package-level name an import of an ecosystem names, or null when it cannot be external
+ * (relative, the standard library, not a package path); the repository's own names are left out
+ * by `isLocal`.
+ */
+function candidateName(ecosystem: Ecosystem, module: string): string | null {
   switch (ecosystem) {
     case "pypi": {
       if (module.startsWith(".")) return null;
       const top = module.split(".")[0];
-      if (!top || PYTHON_STDLIB.has(top) || local.python.has(top)) return null;
-      return top;
+      return !top || PYTHON_STDLIB.has(top) ? null : top;
     }
-    case "npm": {
-      const name = npmPackageName(module);
-      return name === null || local.npm.has(name) ? null : name;
-    }
-    case "go": {
+    case "npm":
+      return npmPackageName(module);
+    case "go":
       // The standard library has no dot in its first element.
-      if (!module.split("/")[0].includes(".")) return null;
-      return module;
-    }
+      return module.split("/")[0].includes(".") ? module : null;
     case "cargo": {
       const top = module.replace(/^::/, "").split("::")[0];
-      if (!top || RUST_ROOTS.has(top) || local.rust.has(top) || !/^[A-Za-z_]\w*$/.test(top)) {
-        return null;
-      }
-      return top;
+      return !top || RUST_ROOTS.has(top) || !/^[A-Za-z_]\w*$/.test(top) ? null : top;
     }
+  }
+}
+
+/** Whether a candidate name is one of the repository's own modules, packages or crates. */
+function isLocal(
+  ecosystem: Ecosystem,
+  name: string,
+  local: ReturnType<typeof localNames>,
+): boolean {
+  switch (ecosystem) {
+    case "pypi":
+      return local.python.has(name);
+    case "npm":
+      return local.npm.has(name);
+    case "go":
+      return false;
+    case "cargo":
+      return local.rust.has(name);
   }
 }
 
