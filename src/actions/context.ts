@@ -594,24 +594,29 @@ function neighbourhood(
   // to resolve here gets a note instead.
   const sites = callSitesNaming(store, s);
   const callers = sites > MAX_CALL_SITES ? [] : inbound(resolver, s, CALLS).edges;
+  // A note about the callers left out, at the definition's first line.
+  const callerNote = (snippet: string, why: string): ResultHit => ({
+    repo: s.repo,
+    path: s.path,
+    start_line: s.startLine,
+    end_line: s.startLine,
+    symbol: s.qualified,
+    kind: "note",
+    signature: null,
+    language: s.language,
+    source_kind: "local",
+    score,
+    snippet,
+    piece: "caller",
+    for: s.qualified,
+    why,
+    confidence: "exact",
+  });
   if (sites > MAX_CALL_SITES) {
-    out.push({
-      repo: s.repo,
-      path: s.path,
-      start_line: s.startLine,
-      end_line: s.startLine,
-      symbol: s.qualified,
-      kind: "note",
-      signature: null,
-      language: s.language,
-      source_kind: "local",
-      score,
-      snippet: `${sites} call sites are written '${s.name}': ask 'callers' for those of this one`,
-      piece: "caller",
-      for: s.qualified,
-      why: "too many same-named call sites to resolve in a pack",
-      confidence: "exact",
-    });
+    out.push(callerNote(
+      `${sites} call sites are written '${s.name}': ask 'callers' for those of this one`,
+      "too many same-named call sites to resolve in a pack",
+    ));
   }
   for (const edge of callers.slice(0, PER_SEED.caller)) {
     const r = edge.relation;
@@ -638,23 +643,10 @@ function neighbourhood(
     });
   }
   if (callers.length > PER_SEED.caller) {
-    out.push({
-      repo: s.repo,
-      path: s.path,
-      start_line: s.startLine,
-      end_line: s.startLine,
-      symbol: s.qualified,
-      kind: "note",
-      signature: null,
-      language: s.language,
-      source_kind: "local",
-      score,
-      snippet: `${callers.length - PER_SEED.caller} more caller(s): ask 'callers' for all`,
-      piece: "caller",
-      for: s.qualified,
-      why: "callers beyond those packed",
-      confidence: "exact",
-    });
+    out.push(callerNote(
+      `${callers.length - PER_SEED.caller} more caller(s): ask 'callers' for all`,
+      "callers beyond those packed",
+    ));
   }
   // Imports of its file that the definition relies on: the names its uses are written with.
   const written = new Set<string>();

@@ -74,16 +74,15 @@ export function importedNames(reader: TargetReader): ImportedNames {
   // By path, so each name keeps the first path that imports it.
   for (const file of reader.allFiles()) {
     const language = table.files.get(file.id)?.language;
-    if (!language || !ECOSYSTEM_OF[language]) continue;
+    const ecosystem = language ? ECOSYSTEM_OF[language] : undefined;
+    if (!ecosystem) continue;
     const key = `${file.contentHash}\0${language}`;
     let candidates = CANDIDATES.get(key);
     if (!candidates) {
       const found = new Map<string, readonly [Ecosystem, string]>();
       for (const relation of reader.importsOfFile(file.path)) {
-        const module = relation.module;
-        if (!module) continue;
-        const name = candidateName(ECOSYSTEM_OF[language], module);
-        if (name !== null) found.set(name, [ECOSYSTEM_OF[language], name]);
+        const name = relation.module ? candidateName(ecosystem, relation.module) : null;
+        if (name !== null) found.set(name, [ecosystem, name]);
       }
       candidates = [...found.values()];
       if (CANDIDATES.size >= CANDIDATES_MAX) CANDIDATES.clear();

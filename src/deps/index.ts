@@ -9,6 +9,7 @@
  * Package files are read and parsed by parse Workers that may read only that package's
  * directory; nothing of a package is imported, built or run.
  */
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { loadLanguageTable } from "../indexer/languages.ts";
@@ -120,7 +121,7 @@ export async function refreshDependencies(
     reader.close();
   }
   const fingerprint = dependencyFingerprint(owner.root, imported, env);
-  const targetsPresent = previous?.packages.every((p) => exists(p.database)) ?? false;
+  const targetsPresent = previous?.packages.every((p) => existsSync(p.database)) ?? false;
   if (previous && previous.fingerprint === fingerprint && targetsPresent) {
     if (previous.generation !== generation) {
       // The same dependencies at a new generation: remember where the names were read.
@@ -305,7 +306,7 @@ async function buildPackage(
     built: false,
   };
   const known = parseSidecar(readSmall(sidecar));
-  if (known?.files_key === filesKey && exists(location.databasePath)) return record;
+  if (known?.files_key === filesKey && existsSync(location.databasePath)) return record;
   let pool: ParsePool | null = null;
   try {
     const { writer } = openTargetWriter(location);
@@ -390,15 +391,6 @@ function fromRecord(record: Record<string, unknown>): ImportedNames {
   const map = (ecosystem: Ecosystem) =>
     new Map(Object.entries((record[ecosystem] ?? {}) as Record<string, string>));
   return { npm: map("npm"), pypi: map("pypi"), go: map("go"), cargo: map("cargo") };
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** What a repository refresh reports about its dependencies. */

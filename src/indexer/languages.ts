@@ -1,5 +1,6 @@
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { decodeUleb128, encodeUleb128 } from "../engine/leb128.ts";
 import {
   checkGrammarManifest,
   checkTextTable,
@@ -218,27 +219,8 @@ export function renameWasmImports(
   bytes: Uint8Array,
   aliases: Record<string, string>,
 ): Uint8Array {
-  const readLeb = (at: number): [value: number, next: number] => {
-    let value = 0;
-    let shift = 0;
-    let pos = at;
-    for (;;) {
-      const byte = bytes[pos++];
-      value |= (byte & 0x7f) << shift;
-      if ((byte & 0x80) === 0) return [value >>> 0, pos];
-      shift += 7;
-    }
-  };
-  const leb = (value: number): number[] => {
-    const out: number[] = [];
-    do {
-      let byte = value & 0x7f;
-      value >>>= 7;
-      if (value !== 0) byte |= 0x80;
-      out.push(byte);
-    } while (value !== 0);
-    return out;
-  };
+  const readLeb = (at: number) => decodeUleb128(bytes, at);
+  const leb = encodeUleb128;
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   const parts: Uint8Array[] = [bytes.subarray(0, 8)];

@@ -304,22 +304,28 @@ function exportSubpaths(exports: unknown): Map<string, string[]> {
   for (const [subpath, value] of bySubpath) {
     if (subpath !== "." && !subpath.startsWith("./")) continue;
     const targets: string[] = [];
-    const walk = (value: unknown, depth: number) => {
-      if (depth > 4) return;
-      if (typeof value === "string") targets.push(value);
-      else if (Array.isArray(value)) { for (const item of value) walk(item, depth + 1); }
-      else if (value && typeof value === "object") {
-        const record = value as Record<string, unknown>;
-        const keys = ["source", "types", "import", "module", "default", "require", "node"];
-        for (const key of [...keys, ...Object.keys(record).filter((key) => !keys.includes(key))]) {
-          if (key in record) walk(record[key], depth + 1);
-        }
-      }
-    };
-    walk(value, 0);
+    conditionTargets(value, targets, 0);
     subpaths.set(subpath, targets);
   }
   return subpaths;
+}
+
+/** Conditions in the order a type checker reads them; the rest after, as written. */
+const CONDITIONS = ["source", "types", "import", "module", "default", "require", "node"];
+
+/** The target strings of an export's value (a string, an array, or nested conditions). */
+function conditionTargets(value: unknown, targets: string[], depth: number): void {
+  if (depth > 4) return;
+  if (typeof value === "string") targets.push(value);
+  else if (Array.isArray(value)) {
+    for (const item of value) conditionTargets(item, targets, depth + 1);
+  } else if (value && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const rest = Object.keys(record).filter((key) => !CONDITIONS.includes(key));
+    for (const key of [...CONDITIONS, ...rest]) {
+      if (key in record) conditionTargets(record[key], targets, depth + 1);
+    }
+  }
 }
 
 /**

@@ -13,6 +13,7 @@
  * `out` (i32, one a row) are byte offsets into the memory the module imports;
  * `stride` is a positive multiple of 16.
  */
+import { encodeUleb128 } from "../engine/leb128.ts";
 
 /** Rows are padded to a multiple of this many dimensions. */
 export const LANES = 16;
@@ -165,28 +166,19 @@ const BODY = [
 ];
 
 function section(id: number, content: number[]): number[] {
-  return [id, ...uleb(content.length), ...content];
-}
-
-function uleb(value: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (value !== 0);
-  return out;
+  return [id, ...encodeUleb128(content.length), ...content];
 }
 
 function name(text: string): number[] {
   const bytes = [...new TextEncoder().encode(text)];
-  return [...uleb(bytes.length), ...bytes];
+  return [...encodeUleb128(bytes.length), ...bytes];
 }
 
 /** The module's bytes; it imports `env.memory` (shared when `shared`, with `pages` as its maximum). */
 function moduleBytes(shared: boolean, pages: number): Uint8Array {
-  const limits = shared ? [0x03, ...uleb(0), ...uleb(pages)] : [0x00, ...uleb(0)];
+  const limits = shared
+    ? [0x03, ...encodeUleb128(0), ...encodeUleb128(pages)]
+    : [0x00, ...encodeUleb128(0)];
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     // type 0: (i32 × 5) → ()
@@ -194,7 +186,7 @@ function moduleBytes(shared: boolean, pages: number): Uint8Array {
     ...section(2, [1, ...name("env"), ...name("memory"), 0x02, ...limits]),
     ...section(3, [1, 0]),
     ...section(7, [1, ...name("scores"), 0x00, 0]),
-    ...section(10, [1, ...uleb(BODY.length), ...BODY]),
+    ...section(10, [1, ...encodeUleb128(BODY.length), ...BODY]),
   ]);
 }
 

@@ -1,4 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
+import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { PIPELINE_VERSION, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
@@ -78,7 +79,7 @@ export function openTargetWriter(
 ): { writer: TargetWriter; rebuilt: TargetProblem | null } {
   Deno.mkdirSync(location.directory, { recursive: true });
   let problem: TargetProblem | null = "missing";
-  if (exists(location.databasePath)) {
+  if (existsSync(location.databasePath)) {
     try {
       const db = new DatabaseSync(location.databasePath);
       configure(db, false);
@@ -246,7 +247,7 @@ function linkedName(location: TargetLocation): string | null {
 export function openCurrentWriter(
   location: TargetLocation,
 ): { writer: TargetWriter; problem: null } | { writer: null; problem: TargetProblem } {
-  if (!exists(location.databasePath)) return { writer: null, problem: "missing" };
+  if (!existsSync(location.databasePath)) return { writer: null, problem: "missing" };
   let db: DatabaseSync | null = null;
   try {
     db = new DatabaseSync(location.databasePath);
@@ -265,7 +266,7 @@ export function openCurrentWriter(
 
 /** The generation of the target now linked, or null when it cannot be read. */
 function linkedGeneration(location: TargetLocation): number | null {
-  if (!exists(location.databasePath)) return null;
+  if (!existsSync(location.databasePath)) return null;
   try {
     const db = new DatabaseSync(location.databasePath, { readOnly: true });
     try {
@@ -300,7 +301,7 @@ export function beginReplacement(location: TargetLocation): Replacement {
   const floor = generationFloor(location);
   // An unreadable target may have committed past the recorded floor (by the one commit whose
   // record a crash lost): start above that too.
-  const unreadable = linked === null && exists(location.databasePath);
+  const unreadable = linked === null && existsSync(location.databasePath);
   const startGeneration = Math.max(linked ?? 0, unreadable ? floor + 1 : floor);
   const stamp = `${Date.now().toString(36)}-${Deno.pid.toString(36)}-${
     Math.floor(Math.random() * 36 ** 4).toString(36)
@@ -376,7 +377,7 @@ function writeAtomically(path: string, text: string): void {
 export function openTargetReader(
   location: TargetLocation,
 ): { reader: TargetReader; problem: null } | { reader: null; problem: TargetProblem } {
-  if (!exists(location.databasePath)) return { reader: null, problem: "missing" };
+  if (!existsSync(location.databasePath)) return { reader: null, problem: "missing" };
   let db: DatabaseSync | null = null;
   try {
     db = new DatabaseSync(location.databasePath, { readOnly: true });
@@ -420,13 +421,4 @@ function createDatabase(databasePath: string): DatabaseSync {
   const db = new DatabaseSync(databasePath);
   configure(db, false);
   return db;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
