@@ -11,31 +11,21 @@
  * stages, and the process's VmHWM.
  */
 import { parseArgs } from "node:util";
+import { extractionGrammars } from "./_extraction_grammars.ts";
 import { join } from "node:path";
 import process from "node:process";
-import { Language as Grammar, Parser, Query } from "web-tree-sitter";
-import {
-  type ExtractionGrammar,
-  extractStructure,
-  looksMinified,
-  parseForExtraction,
-} from "../src/indexer/extract.ts";
+import { extractStructure, looksMinified, parseForExtraction } from "../src/indexer/extract.ts";
 import { fileRows } from "../src/indexer/file_rows.ts";
 import {
-  moduleFamily,
-  moduleRootOf,
-  packageRootOf,
+  moduleRootFor,
   readPackageRoots,
   repositoryManifests,
 } from "../src/indexer/package_roots.ts";
 import {
-  CORE_WASM,
   isLanguage,
   type Language,
   languageForPath,
   loadLanguageTable,
-  readGrammarQueries,
-  readGrammarWasm,
 } from "../src/indexer/languages.ts";
 import { processRss } from "./_bench_stats.ts";
 
@@ -59,21 +49,7 @@ const git = new Deno.Command("git", { args: ["-C", root, "ls-files", "-z"], stdo
 const files = new TextDecoder().decode(git.stdout).split("\0").filter((p) => p !== "").sort();
 const roots = readPackageRoots(repositoryManifests(root, files));
 
-await Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
-const loaded = new Map<Language, { parser: Parser; grammar: ExtractionGrammar }>();
-async function grammarOf(language: Language) {
-  let entry = loaded.get(language);
-  if (!entry) {
-    const grammar = table.grammars.get(language)!;
-    const lang = await Grammar.load(readGrammarWasm(grammar));
-    const parser = new Parser();
-    parser.setLanguage(lang);
-    const query = new Query(lang, readGrammarQueries(grammar));
-    entry = { parser, grammar: { query, rules: grammar.rules, nodes: grammar.nodes } };
-    loaded.set(language, entry);
-  }
-  return entry;
-}
+const grammarOf = await extractionGrammars(table);
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const inputs: { path: string; language: Language; text: string; bytes: Uint8Array }[] = [];
@@ -116,10 +92,7 @@ for (let round = 0; round < Number(values.repeat); round++) {
     ms.parse += performance.now() - at;
     if (!tree) continue;
     at = performance.now();
-    const packageRoot = moduleRootOf(
-      packageRootOf(roots, input.path, moduleFamily(input.language)),
-      input.path,
-    );
+    const packageRoot = moduleRootFor(roots, input.path, input.language);
     const output = extractStructure({
       tree,
       text: input.text,

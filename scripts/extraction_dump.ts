@@ -10,30 +10,15 @@
  * working tree), parsed in this process with the code a parse Worker runs.
  */
 import { parseArgs } from "node:util";
+import { extractionGrammars } from "./_extraction_grammars.ts";
 import {
-  moduleFamily,
-  moduleRootOf,
-  packageRootOf,
+  moduleRootFor,
   readPackageRoots,
   repositoryManifests,
 } from "../src/indexer/package_roots.ts";
 import { join, relative } from "node:path";
-import { Language as Grammar, Parser, Query } from "web-tree-sitter";
-import {
-  type ExtractionGrammar,
-  extractStructure,
-  looksMinified,
-  parseForExtraction,
-} from "../src/indexer/extract.ts";
-import {
-  CORE_WASM,
-  isLanguage,
-  type Language,
-  languageForPath,
-  loadLanguageTable,
-  readGrammarQueries,
-  readGrammarWasm,
-} from "../src/indexer/languages.ts";
+import { extractStructure, looksMinified, parseForExtraction } from "../src/indexer/extract.ts";
+import { isLanguage, languageForPath, loadLanguageTable } from "../src/indexer/languages.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -75,21 +60,7 @@ function listFiles(): string[] {
 const files = listFiles();
 const roots = readPackageRoots(repositoryManifests(root, files));
 
-await Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
-const loaded = new Map<Language, { parser: Parser; grammar: ExtractionGrammar }>();
-async function grammarOf(language: Language) {
-  let entry = loaded.get(language);
-  if (!entry) {
-    const grammar = table.grammars.get(language)!;
-    const lang = await Grammar.load(readGrammarWasm(grammar));
-    const parser = new Parser();
-    parser.setLanguage(lang);
-    const query = new Query(lang, readGrammarQueries(grammar));
-    entry = { parser, grammar: { query, rules: grammar.rules, nodes: grammar.nodes } };
-    loaded.set(language, entry);
-  }
-  return entry;
-}
+const grammarOf = await extractionGrammars(table);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -111,7 +82,7 @@ for (const path of files) {
   const tree = parseForExtraction(parser, text, { rules: grammar.rules });
   if (!tree) continue;
   try {
-    const packageRoot = moduleRootOf(packageRootOf(roots, path, moduleFamily(language)), path);
+    const packageRoot = moduleRootFor(roots, path, language);
     const output = extractStructure({ tree, text, path, grammar, packageRoot });
     Deno.stdout.writeSync(encoder.encode(JSON.stringify({ path, language, ...output }) + "\n"));
   } finally {

@@ -44,8 +44,13 @@ export interface PackageRoot {
   exports: Record<string, string>;
 }
 
-/** Where the module name of the file at `path` starts, under `root`. */
-export function moduleRootOf(root: PackageRoot | null, path: string): ModuleRoot | null {
+/** Where the module name of the file at `path`, of `language`, starts among `roots`. */
+export function moduleRootFor(
+  roots: readonly PackageRoot[],
+  path: string,
+  language: string | null,
+): ModuleRoot | null {
+  const root = packageRootOf(roots, path, moduleFamily(language));
   return root && { dir: root.dir, name: root.name, exported: root.exports[path] ?? null };
 }
 

@@ -15,13 +15,7 @@ import { type Inventory, takeInventory } from "./inventory.ts";
 import { languageForPath, type LanguageTable, parserIdentity } from "./languages.ts";
 import type { ModuleRoot, SkipReason } from "./parse_types.ts";
 import { type ReplyEffect, replyOutcome, tallyOutcomes, type TargetWrite } from "./outcome.ts";
-import {
-  moduleFamily,
-  moduleRootOf,
-  packageRootOf,
-  readPackageRoots,
-  repositoryManifests,
-} from "./package_roots.ts";
+import { moduleRootFor, readPackageRoots, repositoryManifests } from "./package_roots.ts";
 import type { ParsePool } from "./pool.ts";
 import {
   loadSettings,
@@ -202,10 +196,7 @@ async function planRefresh(options: {
   const planInput = inventory.files.map((file) => {
     const language = languageForPath(table, file.path, settings.languages);
     languages.set(file.path, language);
-    const packageRoot = moduleRootOf(
-      packageRootOf(roots, file.path, moduleFamily(language)),
-      file.path,
-    );
+    const packageRoot = moduleRootFor(roots, file.path, language);
     if (packageRoot !== null) packageRoots.set(file.path, packageRoot);
     const rootKey = packageRoot
       ? `${packageRoot.dir}|${packageRoot.name}|${packageRoot.exported ?? ""}`
