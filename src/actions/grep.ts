@@ -254,10 +254,18 @@ class GrepRun {
     if (listed.problem) return await this.#scanLive(repo, listed.problem, position);
     for (const file of listed.value) {
       if (position && file.path < position.path) continue;
-      const text = () => workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
-      const units = () =>
-        workspace.withReader(repo, (reader) => reader.statementUnits(file.path)).value;
-      if (await this.#visit(repo, file, text, position, units)) return false;
+      // One reader call a file: its text, and its units when the text holds the literals.
+      const read = () =>
+        workspace.withReader(repo, (reader) => {
+          const text = reader.fileText(file.path);
+          return {
+            text,
+            units: text !== null && this.#holdsLiterals(text)
+              ? reader.statementUnits(file.path)
+              : null,
+          };
+        }).value ?? { text: null, units: null };
+      if (await this.#visit(repo, file, read, position)) return false;
     }
     return true;
   }
@@ -292,7 +300,7 @@ class GrepRun {
     for (const { path, text } of files) {
       this.filesConsidered++;
       const file: CandidateFile = { id: -1, path, contentHash: sha256Hex(text) };
-      if (await this.#visit(repo, file, () => text, position)) return false;
+      if (await this.#visit(repo, file, () => ({ text, units: null }), position)) return false;
     }
     if (bounded.cut) {
       this.#limitations.push(
@@ -306,9 +314,8 @@ class GrepRun {
   async #visit(
     repo: Repository,
     file: CandidateFile,
-    readText: () => string | null,
+    read: () => { text: string | null; units: StatementUnit[] | null },
     position: GrepPosition | null,
-    readUnits: () => StatementUnit[] | null = () => null,
   ): Promise<boolean> {
     const skip = position && file.path === position.path ? position.skip : 0;
     const stopAt: GrepPosition = { repo: repo.name, path: file.path, skip };
@@ -324,12 +331,15 @@ class GrepRun {
       await new Promise((resolve) => setTimeout(resolve, 0));
       this.#sliceStarted = performance.now();
     }
-    const text = readText();
+    const { text, units } = read();
+    if (text === null || !this.#holdsLiterals(text)) return false;
+    return this.#searchFile(repo, file, text, stopAt, units);
+  }
+
+  /** Whether a text holds every literal of the pattern, and its tokens in order. */
+  #holdsLiterals(text: string): boolean {
     const { literals, tokens } = this.#options.compiled;
-    if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) {
-      return false;
-    }
-    return this.#searchFile(repo, file, text, stopAt, readUnits());
+    return containsAll(text, literals) && containsInOrder(text, tokens);
   }
 
   #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
