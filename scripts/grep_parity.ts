@@ -8,11 +8,13 @@
  *
  *   deno run -A --unstable-worker-options scripts/grep_parity.ts \
  *     --checkouts /tmp/grepwork --cache /tmp/grepwork/cache \
- *     [--ast-grep PATH] [--repo sympy]... [--json report.json]
+ *     [--ast-grep PATH] [--repo sympy]... [--json report.json] [--keys hits.txt]
  *
  * `--checkouts DIR` holds one work tree per repository, named as in
  * PARITY_REPOSITORIES (`git clone /work/.mirror/<owner>+<name>/repo DIR/<repo>`);
- * `--cache DIR/<repo>` keeps each index between runs.
+ * `--cache DIR/<repo>` keeps each index between runs. `--keys FILE` writes
+ * every Sextant hit as one sorted line (repository, pattern, range, bindings),
+ * so two versions of grep can be shown to answer identically with `diff`.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -56,6 +58,7 @@ const args = parseArgs({
     "ast-grep": { type: "string", default: "ast-grep" },
     repo: { type: "string", multiple: true },
     json: { type: "string" },
+    keys: { type: "string" },
   },
 });
 
@@ -67,6 +70,8 @@ const wanted = new Set(args.values.repo ?? []);
 const patterns = PARITY_PATTERNS.filter((p) => wanted.size === 0 || wanted.has(p.repo));
 const reports: PatternReport[] = [];
 const repoSizes: Record<string, { files: number; lines: number; refreshMs: number }> = {};
+/** Every Sextant hit of the run, for `--keys`. */
+const hitLines: string[] = [];
 
 for (const repo of [...new Set(patterns.map((p) => p.repo))]) {
   const root = join(args.values.checkouts!, repo);
@@ -108,6 +113,7 @@ for (const repo of [...new Set(patterns.map((p) => p.repo))]) {
 }
 
 printTable(reports);
+if (args.values.keys) Deno.writeTextFileSync(args.values.keys, hitLines.sort().join("\n") + "\n");
 if (args.values.json) {
   Deno.writeTextFileSync(
     args.values.json,
@@ -165,6 +171,7 @@ async function compare(
     const warm = await sextantGrep(workspace, pattern);
     report.sextantWarmMs = warm.ms;
     for (const hit of cold.hits) sextant.add(keyOfHit(root, hit));
+    for (const hit of cold.hits) hitLines.push(exactKey(pattern, hit));
     const warmKeys = new Set(warm.hits.map((hit) => keyOfHit(root, hit)));
     if (warmKeys.size !== sextant.size || [...warmKeys].some((key) => !sextant.has(key))) {
       report.unexplained.push("sextant: the warm answer differs from the cold one");
@@ -318,6 +325,13 @@ async function commentInside(
   } finally {
     tree.delete();
   }
+}
+
+/** A hit as one line: repository, pattern, path, range and bindings, exactly. */
+function exactKey(pattern: ParityPattern, hit: ResultHit): string {
+  const range = `${hit.start_line}:${hit.start_col}-${hit.end_line}:${hit.end_col}`;
+  return [pattern.repo, JSON.stringify(pattern.pattern), hit.path, range, hit.node_kind]
+    .concat(JSON.stringify(hit.bindings ?? {})).join("\t");
 }
 
 /** path:start:end:text of a hit, its text cut from the checkout by line and UTF-16 column. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { codeTerms, tokenParts } from "../src/engine/tokenizer.ts";
 import { hashVector, quantizedBytes, readQuantized, termCounts } from "../src/engine/vector.ts";
 import { chunksCoverText } from "../src/indexer/file_rows.ts";
-import { packRanges, packText, unpackRanges, unpackText } from "../src/store/packing.ts";
+import { packText, packUnits, unpackText, unpackUnits } from "../src/store/packing.ts";
 import { packedTargets, packRelations, unpackRelations } from "../src/store/relation_pack.ts";
 import type { ChunkRow, RelationRow } from "../src/store/records.ts";
 import { seededRandom as random } from "./_random.ts";
@@ -55,14 +55,27 @@ Deno.test("packed relations read back exactly, in order; a filter sees each row'
   assert.throws(() => unpackRelations(new Uint8Array([9])), RangeError);
 });
 
-Deno.test("statement ranges and text read back exactly", () => {
-  const ranges = [
-    { startIndex: 0, endIndex: 10, startRow: 0, startColumn: 0, endRow: 1, endColumn: 0 },
+Deno.test("statement units and text read back exactly", () => {
+  const at = { startColumn: 0, endColumn: 0 };
+  const units = [
+    { startIndex: 0, endIndex: 10, startRow: 0, endRow: 1, ...at, parent: -1, block: 0, kind: 7 },
     { startIndex: 10, endIndex: 400, startRow: 1, startColumn: 4, endRow: 30, endColumn: 12 },
-    { startIndex: 500, endIndex: 501, startRow: 40, startColumn: 0, endRow: 40, endColumn: 1 },
-  ];
-  assert.deepEqual(unpackRanges(packRanges(ranges)), ranges);
-  assert.deepEqual(unpackRanges(packRanges([])), []);
+    { startIndex: 30, endIndex: 200, startRow: 2, endRow: 9, ...at, parent: 1, block: 0, kind: 9 },
+    { startIndex: 60, endIndex: 90, startRow: 3, endRow: 4, ...at, parent: 2, block: 0, kind: 0 },
+    {
+      startIndex: 220,
+      endIndex: 300,
+      startRow: 11,
+      endRow: 15,
+      ...at,
+      parent: 1,
+      block: 2,
+      kind: 300,
+    },
+    { startIndex: 500, endIndex: 501, startRow: 40, endRow: 40, startColumn: 0, endColumn: 1 },
+  ].map((unit) => ({ parent: -1, block: 0, kind: 1, ...unit }));
+  assert.deepEqual(unpackUnits(packUnits(units)), units);
+  assert.deepEqual(unpackUnits(packUnits([])), []);
   for (const text of ["", "x = 1\n", "naïve 日本語 🎉\r\n".repeat(1000)]) {
     const packed = packText(text);
     assert.equal(unpackText(packed), text);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Language, Parser } from "web-tree-sitter";
-import { topLevelRanges } from "../src/indexer/file_rows.ts";
+import { statementUnits } from "../src/indexer/statement_units.ts";
 import { CORE_WASM, grammarOf, readGrammarWasm } from "../src/indexer/languages.ts";
 import type { SymbolMatch, TargetReader } from "../src/store/reader.ts";
 import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
@@ -184,8 +184,8 @@ Deno.test("relations by target come from the postings; the ranges grep stores ar
     const text = read((reader) => reader.fileText("src/app.ts"))!;
     const tree = parser.parse(text)!;
     assert.deepEqual(
-      read((reader) => reader.statementRanges("src/app.ts")),
-      topLevelRanges(tree.rootNode, text),
+      read((reader) => reader.statementUnits("src/app.ts")),
+      statementUnits(tree.rootNode, text),
     );
     tree.delete();
   });
@@ -221,7 +221,7 @@ export class Context {
     assert.ok(tree.rootNode.hasError, "the plain parse has errors (the repair applies)");
     tree.delete();
     const ranges = (path: string) =>
-      workspace.withReader(repo, (reader) => reader.statementRanges(path)).value;
+      workspace.withReader(repo, (reader) => reader.statementUnits(path)).value;
     assert.equal(ranges("src/handler.ts"), null);
     assert.ok(ranges("src/plain.ts"), "a clean file keeps its ranges");
     const answer = await run("grep", {

@@ -1,8 +1,8 @@
-import type { Node, Parser, Range as ParserRange, Tree } from "web-tree-sitter";
+import type { Language, Node, Parser, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
-import type { TextRange } from "../store/packing.ts";
+import type { StatementUnit } from "../store/packing.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
 import type { ReadProblem, Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -16,7 +16,14 @@ import {
 import { type Bindings, findMatches } from "../grep/matcher.ts";
 import { parserFor } from "../grep/parsers.ts";
 import { pythonStatementRanges } from "../grep/python_statements.ts";
-import { knownRegions, parserRanges, recordRegions, regionKey } from "../grep/regions.ts";
+import { knownRegions, recordRegions, regionKey } from "../grep/regions.ts";
+import {
+  type ParsePlan,
+  rangedInput,
+  topLevelPlan,
+  topLevelRanges,
+  unitPlan,
+} from "../grep/plan.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
 import { candidateFiles, containsAll, containsInOrder, requiredTerms } from "../grep/prefilter.ts";
 import { LineIndex } from "../engine/lines.ts";
@@ -247,10 +254,18 @@ class GrepRun {
     if (listed.problem) return await this.#scanLive(repo, listed.problem, position);
     for (const file of listed.value) {
       if (position && file.path < position.path) continue;
-      const text = () => workspace.withReader(repo, (reader) => reader.fileText(file.path)).value;
-      const ranges = () =>
-        workspace.withReader(repo, (reader) => reader.statementRanges(file.path)).value;
-      if (await this.#visit(repo, file, text, position, ranges)) return false;
+      // One reader call a file: its text, and its units when the text holds the literals.
+      const read = () =>
+        workspace.withReader(repo, (reader) => {
+          const text = reader.fileText(file.path);
+          return {
+            text,
+            units: text !== null && this.#holdsLiterals(text)
+              ? reader.statementUnits(file.path)
+              : null,
+          };
+        }).value ?? { text: null, units: null };
+      if (await this.#visit(repo, file, read, position)) return false;
     }
     return true;
   }
@@ -285,7 +300,7 @@ class GrepRun {
     for (const { path, text } of files) {
       this.filesConsidered++;
       const file: CandidateFile = { id: -1, path, contentHash: sha256Hex(text) };
-      if (await this.#visit(repo, file, () => text, position)) return false;
+      if (await this.#visit(repo, file, () => ({ text, units: null }), position)) return false;
     }
     if (bounded.cut) {
       this.#limitations.push(
@@ -299,9 +314,8 @@ class GrepRun {
   async #visit(
     repo: Repository,
     file: CandidateFile,
-    readText: () => string | null,
+    read: () => { text: string | null; units: StatementUnit[] | null },
     position: GrepPosition | null,
-    readRanges: () => TextRange[] | null = () => null,
   ): Promise<boolean> {
     const skip = position && file.path === position.path ? position.skip : 0;
     const stopAt: GrepPosition = { repo: repo.name, path: file.path, skip };
@@ -317,12 +331,15 @@ class GrepRun {
       await new Promise((resolve) => setTimeout(resolve, 0));
       this.#sliceStarted = performance.now();
     }
-    const text = readText();
+    const { text, units } = read();
+    if (text === null || !this.#holdsLiterals(text)) return false;
+    return this.#searchFile(repo, file, text, stopAt, units);
+  }
+
+  /** Whether a text holds every literal of the pattern, and its tokens in order. */
+  #holdsLiterals(text: string): boolean {
     const { literals, tokens } = this.#options.compiled;
-    if (text === null || !containsAll(text, literals) || !containsInOrder(text, tokens)) {
-      return false;
-    }
-    return this.#searchFile(repo, file, text, stopAt, readRanges());
+    return containsAll(text, literals) && containsInOrder(text, tokens);
   }
 
   #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
@@ -341,34 +358,35 @@ class GrepRun {
     file: CandidateFile,
     text: string,
     stopAt: GrepPosition,
-    stored: TextRange[] | null,
+    stored: StatementUnit[] | null,
   ): boolean {
     const { parser, compiled, language, deadline } = this.#options;
     const path = file.path;
     const key = regionKey(repo.location.databasePath, path, file.contentHash);
     let tree: Tree | null = null;
-    // A statement of a language that needs a prefix before code (PHP's `<?php`) does not parse
-    // alone as it does in its file: such files are parsed whole.
-    const statements = compiled.rootKind === null || language.patternPrefix
-      ? undefined
-      : stored
-      ? { ranges: parserRanges(stored), guessed: false }
-      : statementRanges(key, text, language);
-    if (statements) {
-      const { literals, tokens } = compiled;
-      const holding = statements.ranges.filter((range) => {
-        const part = text.slice(range.startIndex, range.endIndex);
-        return containsAll(part, literals) && containsInOrder(part, tokens);
+    let plan = planParse(compiled, { language, parser: parser.language! }, text, stored, key);
+    if (plan) {
+      if (plan.ranges.length === 0) return false;
+      tree = parser.parse(rangedInput(text, plan.ranges), null, {
+        includedRanges: plan.ranges,
       });
-      if (holding.length === 0) return false;
-      tree = parser.parse(text, null, { includedRanges: holding });
+      // A nested plan is never expected to parse with errors; if it does, the top-level one.
+      if (tree && plan.nested && tree.rootNode.hasError && stored) {
+        tree.delete();
+        plan = topLevelPlan(compiled, text, topLevelRanges(stored), false);
+        tree = plan.ranges.length === 0
+          ? null
+          : parser.parse(rangedInput(text, plan.ranges), null, { includedRanges: plan.ranges });
+        if (!tree) return false;
+      }
       // Ranges from the lexer are checked by the parse: any error, and the file is parsed whole.
-      if (tree && statements.guessed && tree.rootNode.hasError) {
+      if (tree && plan.guessed && tree.rootNode.hasError) {
         tree.delete();
         tree = null;
       }
     }
     if (!tree) {
+      plan = null;
       tree = parser.parse(text);
       if (tree) recordRegions(key, tree, text);
     }
@@ -376,14 +394,22 @@ class GrepRun {
     this.filesParsed++;
     try {
       const room = this.#options.limit - this.results.length;
-      const { matches, stopped } = findMatches(tree, compiled, {
+      const fillers = plan?.fillers;
+      const found = findMatches(tree, compiled, {
         language,
         limit: stopAt.skip + room,
+        text,
         shouldStop: () => performance.now() > deadline,
       });
-      const lines = new LineIndex(text);
+      const { stopped } = found;
+      // A statement a plan added to an empty block is not the file's code.
+      const matches = fillers && fillers.size > 0
+        ? found.matches.filter((match) => !fillers.has(match.node.startIndex))
+        : found.matches;
+      let lines: LineIndex | null = null;
       let returned = stopAt.skip;
       for (const match of matches.slice(stopAt.skip)) {
+        lines ??= new LineIndex(text);
         const hit = toHit(match.node, match.bindings, { repo, path, lines, language });
         if (!this.#page.offer(hit)) {
           this.next = { ...stopAt, skip: returned };
@@ -413,19 +439,27 @@ class GrepRun {
 }
 
 /**
- * The top-level statement ranges of a file the index has none for: recorded by
- * an earlier parse, or found by the Python lexer; undefined when neither knows them.
+ * What to parse of a file that holds the pattern's literals (`grep/plan.ts`):
+ * ranges (none: nothing can match), or null to parse the whole file. Units come
+ * from the index, else from an earlier parse of the file; else the Python lexer
+ * guesses the top-level statements.
  */
-function statementRanges(
-  key: string,
+export function planParse(
+  compiled: CompiledPattern,
+  grammar: { language: GrepLanguage; parser: Language },
   text: string,
-  language: GrepLanguage,
-): { ranges: ParserRange[]; guessed: boolean } | undefined {
-  const known = knownRegions(key);
-  if (known) return { ranges: known, guessed: false };
-  if (language.language !== "python") return undefined;
+  stored: StatementUnit[] | null,
+  key: string | null,
+): ParsePlan | null {
+  const { language, parser } = grammar;
+  // A statement of a language that needs a prefix before code (PHP's `<?php`) does not parse
+  // alone as it does in its file: such files are parsed whole.
+  if (compiled.rootKind === null || language.patternPrefix) return null;
+  const units = stored ?? (key === null ? undefined : knownRegions(key));
+  if (units) return unitPlan(compiled, text, units, parser);
+  if (language.language !== "python") return null;
   const lexed = pythonStatementRanges(text);
-  return lexed ? { ranges: lexed, guessed: true } : undefined;
+  return lexed ? topLevelPlan(compiled, text, lexed, true) : null;
 }
 
 interface Range {

@@ -194,6 +194,12 @@ export interface FindOptions {
   limit: number;
   /** Checked between candidate nodes; true stops the walk. */
   shouldStop?: () => boolean;
+  /**
+   * The text the tree was parsed from: candidates are then found from the
+   * places the pattern's first literal occurs (the nodes of the root kind
+   * around each), not by visiting every node of the root kind.
+   */
+  text?: string;
 }
 
 /** Every node of a tree the pattern matches, in document order (nested matches included). */
@@ -218,6 +224,14 @@ export function findMatches(
     }
     return true;
   };
+  if (pattern.rootKind !== null && pattern.literals.length > 0 && options.text !== undefined) {
+    for (
+      const node of anchoredCandidates(tree, pattern.rootKind, pattern.literals[0], options.text)
+    ) {
+      if (!consider(node)) return { matches, stopped: true };
+    }
+    return { matches, stopped: false };
+  }
   if (pattern.rootKind !== null) {
     for (const node of tree.rootNode.descendantsOfType(pattern.rootKind)) {
       if (node && !consider(node)) return { matches, stopped: true };
@@ -241,4 +255,41 @@ export function findMatches(
     cursor.delete();
   }
   return { matches, stopped: false };
+}
+
+/**
+ * The nodes of a kind whose text holds a literal, in document order (a node
+ * before the nodes inside it), as `descendantsOfType` with that literal check
+ * would give them: each such node spans an occurrence of the literal, so it is
+ * the smallest node spanning one, or an ancestor of it.
+ */
+function anchoredCandidates(tree: Tree, kind: string, literal: string, text: string): Node[] {
+  const found: { node: Node; depth: number }[] = [];
+  /** Depth of every node visited, by id: a walk up stops at the first one seen before. */
+  const depths = new Map<number, number>();
+  const root = tree.rootNode;
+  const end = root.endIndex;
+  for (
+    let at = text.indexOf(literal, root.startIndex);
+    at >= 0;
+    at = text.indexOf(literal, at + 1)
+  ) {
+    if (at + literal.length > end) break;
+    const chain: Node[] = [];
+    let node: Node | null = root.descendantForIndex(at, at + literal.length);
+    while (node && !depths.has(node.id)) {
+      chain.push(node);
+      node = node.parent;
+    }
+    let depth = node ? depths.get(node.id)! : 0;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const current = chain[i];
+      depths.set(current.id, ++depth);
+      if (current.type === kind) found.push({ node: current, depth });
+    }
+  }
+  return found.sort((a, b) =>
+    a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex ||
+    a.depth - b.depth
+  ).map((entry) => entry.node);
 }

@@ -1,14 +1,15 @@
 /**
  * A parsed file turned into the form its target stores, inside the parse
  * Worker so the single writer only inserts: relations packed, text compressed,
- * the tree's top-level statement ranges packed, a hashing vector per chunk,
+ * the tree's statement units packed (`statement_units.ts`), a hashing vector per chunk,
  * and whether the chunk terms cover every code term of the text.
  */
 import type { Node } from "web-tree-sitter";
 import { hashVector, quantizedBytes } from "../engine/vector.ts";
 import { chunkTermCounts } from "./extract_chunks.ts";
-import { packRanges, packText, type TextRange } from "../store/packing.ts";
+import { packText, packUnits } from "../store/packing.ts";
 import { packRelations } from "../store/relation_pack.ts";
+import { statementUnits } from "./statement_units.ts";
 import type { ChunkRow, FileRows, ParseOutput } from "../store/records.ts";
 
 /** The stored form of one parsed file. `bytes` are the UTF-8 bytes of `text`. */
@@ -28,53 +29,11 @@ export function fileRows(options: {
     })),
     relations: packRelations(output.relations),
     text: packText(text),
-    regions: root && !root.hasError ? packRanges(topLevelRanges(root, text)) : null,
+    regions: root && !root.hasError ? packUnits(statementUnits(root, text)) : null,
     termsComplete: chunksCoverText(bytes, output.chunks),
     diagnostics: output.diagnostics,
     failed: output.failed,
   };
-}
-
-/**
- * The ranges of a tree's top-level statements. Each runs to the end of its
- * last line (a parser must see the line break that ends it), and statements
- * sharing a line are merged. Every match of a structural pattern lies inside
- * one of them, and each parses alone as it does in its file.
- */
-export function topLevelRanges(root: Node, text: string): TextRange[] {
-  const ranges: TextRange[] = [];
-  for (const child of root.children) {
-    if (!child) continue;
-    const lineEnd = text.indexOf("\n", child.endIndex);
-    const range: TextRange = lineEnd < 0
-      ? {
-        startIndex: child.startIndex,
-        endIndex: child.endIndex,
-        startRow: child.startPosition.row,
-        startColumn: child.startPosition.column,
-        endRow: child.endPosition.row,
-        endColumn: child.endPosition.column,
-      }
-      : {
-        startIndex: child.startIndex,
-        endIndex: lineEnd + 1,
-        startRow: child.startPosition.row,
-        startColumn: child.startPosition.column,
-        endRow: child.endPosition.row + 1,
-        endColumn: 0,
-      };
-    const last = ranges[ranges.length - 1];
-    if (last && range.startIndex < last.endIndex) {
-      if (range.endIndex > last.endIndex) {
-        last.endIndex = range.endIndex;
-        last.endRow = range.endRow;
-        last.endColumn = range.endColumn;
-      }
-    } else {
-      ranges.push(range);
-    }
-  }
-  return ranges;
 }
 
 /**

@@ -132,43 +132,76 @@ export interface TextRange {
   endColumn: number;
 }
 
-/** Ranges in increasing, non-overlapping order, packed as varint deltas. */
-export function packRanges(ranges: readonly TextRange[]): Uint8Array {
+/**
+ * A statement grep may parse on its own (`indexer/statement_units.ts`): a
+ * top-level statement, or a statement in a block of another unit (`parent`).
+ * Its range covers whole lines: from its line start (a top-level statement
+ * from its own start) to the end of its last line.
+ */
+export interface StatementUnit extends TextRange {
+  /** Index of the enclosing unit in the same list, or -1 at top level. */
+  parent: number;
+  /** Which block of the parent holds it (0, 1, … in document order). */
+  block: number;
+  /** The grammar's id of the statement's node kind; 0 for merged statements sharing a line. */
+  kind: number;
+}
+
+/** Units in pre-order (each after its parent, siblings in order), packed as varint deltas. */
+export function packUnits(units: readonly StatementUnit[]): Uint8Array {
   const out = new ByteWriter();
-  out.uint(ranges.length);
+  out.uint(units.length);
   let index = 0;
   let row = 0;
-  for (const range of ranges) {
-    out.uint(range.startIndex - index);
-    out.uint(range.endIndex - range.startIndex);
-    out.uint(range.startRow - row);
-    out.uint(range.startColumn);
-    out.uint(range.endRow - range.startRow);
-    out.uint(range.endColumn);
-    index = range.endIndex;
-    row = range.endRow;
-  }
+  units.forEach((unit, i) => {
+    out.uint(unit.startIndex - index);
+    out.uint(unit.endIndex - unit.startIndex);
+    out.uint(unit.startRow - row);
+    out.uint(unit.endRow - unit.startRow);
+    // Columns are 0 but for a top-level statement not at a line start or one at the text's end.
+    out.uint(unit.block * 4 + (unit.startColumn > 0 ? 1 : 0) + (unit.endColumn > 0 ? 2 : 0));
+    if (unit.startColumn > 0) out.uint(unit.startColumn);
+    if (unit.endColumn > 0) out.uint(unit.endColumn);
+    out.uint(unit.parent < 0 ? 0 : i - unit.parent);
+    out.uint(unit.kind);
+    index = unit.startIndex;
+    row = unit.startRow;
+  });
   return out.finish();
 }
 
-/** The ranges `packRanges` packed. */
-export function unpackRanges(packed: Uint8Array): TextRange[] {
+/** The units `packUnits` packed. */
+export function unpackUnits(packed: Uint8Array): StatementUnit[] {
   const input = new ByteReader(packed);
-  const ranges: TextRange[] = new Array(input.uint());
+  const units: StatementUnit[] = new Array(input.uint());
   let index = 0;
   let row = 0;
-  for (let i = 0; i < ranges.length; i++) {
+  for (let i = 0; i < units.length; i++) {
     const startIndex = index + input.uint();
     const endIndex = startIndex + input.uint();
     const startRow = row + input.uint();
-    const startColumn = input.uint();
     const endRow = startRow + input.uint();
-    const endColumn = input.uint();
-    ranges[i] = { startIndex, endIndex, startRow, startColumn, endRow, endColumn };
-    index = endIndex;
-    row = endRow;
+    const flags = input.uint();
+    const startColumn = flags & 1 ? input.uint() : 0;
+    const endColumn = flags & 2 ? input.uint() : 0;
+    const up = input.uint();
+    const block = Math.floor(flags / 4);
+    const kind = input.uint();
+    units[i] = {
+      startIndex,
+      endIndex,
+      startRow,
+      startColumn,
+      endRow,
+      endColumn,
+      parent: up === 0 ? -1 : i - up,
+      block,
+      kind,
+    };
+    index = startIndex;
+    row = startRow;
   }
-  return ranges;
+  return units;
 }
 
 /** A chunk content hash (hex) as the integer the target keys it by: its first 52 bits. */

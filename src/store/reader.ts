@@ -7,7 +7,7 @@
  * index): they are dropped together when the generation the reader sees moves.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { type TextRange, unpackRanges, unpackText } from "./packing.ts";
+import { type StatementUnit, unpackText, unpackUnits } from "./packing.ts";
 import { unpackRelations } from "./relation_pack.ts";
 import type { RelationRow } from "./records.ts";
 
@@ -408,14 +408,14 @@ export class TargetReader {
   }
 
   /**
-   * The top-level statement ranges of a file's tree as the indexer found them,
-   * or null (no clean tree, or not indexed).
+   * The statement units of a file's tree as the indexer found them
+   * (`indexer/statement_units.ts`), or null (no clean tree, or not indexed).
    */
-  statementRanges(path: string): TextRange[] | null {
+  statementUnits(path: string): StatementUnit[] | null {
     const id = this.fileId(path);
     if (id === undefined) return null;
     const row = this.#get("SELECT regions FROM file_text WHERE file_id = ?", id);
-    return row?.regions ? unpackRanges(row.regions as Uint8Array) : null;
+    return row?.regions ? unpackUnits(row.regions as Uint8Array) : null;
   }
 
   // ---- chunks and full text ---------------------------------------------------------------

@@ -72,7 +72,7 @@ export interface FileRows {
   relations: { data: Uint8Array; targets: string[]; count: number };
   /** The committed text: deflate-raw of its UTF-8 bytes (`packing.ts` `packText`). */
   text: Uint8Array;
-  /** Top-level statement ranges of a clean tree (`packing.ts` `packRanges`), else null. */
+  /** Statement units of a clean tree (`packing.ts` `packUnits`), else null. */
   regions: Uint8Array | null;
   /** Every code term of the text is in its chunks' terms (grep may prefilter by them). */
   termsComplete: boolean;

@@ -42,9 +42,11 @@
  *   6 — Rust modules named from the crate of a Cargo.toml (`serde_json::de`), JavaScript
  *       and TypeScript modules from a package.json name and source root (`@acme/ledger/tax`);
  *       a declaration file is named as the module it declares (`index.d.ts` → `index`).
+ *   7 — file_text.regions holds statement units (top-level statements and, in Python,
+ *       the statements of large compound statements' blocks) in place of top-level ranges.
  */
 export const SCHEMA_VERSION = 4;
-export const PIPELINE_VERSION = 6;
+export const PIPELINE_VERSION = 7;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
@@ -70,8 +72,8 @@ CREATE TABLE source_files (
   terms_complete INTEGER NOT NULL DEFAULT 0
 );
 
--- The committed text (deflate-raw of its UTF-8 bytes) and the top-level statement ranges of
--- its tree (packed; null without a clean tree).
+-- The committed text (deflate-raw of its UTF-8 bytes) and the statement units of its tree
+-- grep parses (packed; null without a clean tree).
 CREATE TABLE file_text (
   file_id INTEGER PRIMARY KEY REFERENCES source_files(id) ON DELETE CASCADE,
   text BLOB NOT NULL,
