@@ -24,6 +24,8 @@ interface ChildAnswer {
   /** The main thread's own V8 heap (committed) and external memory at their largest, sampled. */
   main_heap_peak: number;
   main_external_peak: number;
+  /** CPU seconds of each thread of the child (by kind), sampled until it ended. */
+  thread_cpu: Record<string, number>;
 }
 
 export interface ColdIndexResult {
@@ -46,6 +48,12 @@ export interface ColdIndexResult {
   main_external_peak_mb: number;
   /** The largest VmRSS the parent saw while sampling the child (a check on the peak). */
   sampled_rss_mb: number;
+  /**
+   * CPU seconds of the child's threads while it indexed (user + system, from /proc): the main
+   * thread (the writer), the parse Workers, and the rest (V8's and the runtime's helpers).
+   * Unlike wall time, hardly inflated by other processes' load.
+   */
+  cpu_s: { total: number; main: number; workers: number[]; other: number };
   /** The machine's 1-minute load average before and after (other work included). */
   load_average: [number | null, number | null];
   /** The child's V8 flags. */
@@ -100,9 +108,51 @@ export async function coldIndex(target: Target): Promise<ColdIndexResult> {
     main_heap_peak_mb: round(answer.main_heap_peak / MB, 1),
     main_external_peak_mb: round(answer.main_external_peak / MB, 1),
     sampled_rss_mb: round(sampled.maxRss / MB, 1),
+    cpu_s: cpuSplit(answer.thread_cpu),
     load_average: [loadBefore, loadAverage()],
     v8_flags: SERVING_V8_FLAGS,
   };
+}
+
+/** Ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+/**
+ * The CPU seconds of every thread of this process so far, by thread id and name: `/proc`'s
+ * utime + stime. A thread's figure only grows, so the last sample while it lived is its total.
+ */
+function threadCpu(into: Map<string, { name: string; s: number }>): void {
+  let tasks: Iterable<Deno.DirEntry>;
+  try {
+    tasks = Deno.readDirSync("/proc/self/task");
+  } catch {
+    return; // not Linux
+  }
+  for (const task of tasks) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/self/task/${task.name}/stat`);
+      const close = stat.lastIndexOf(")");
+      const name = stat.slice(stat.indexOf("(") + 1, close);
+      const fields = stat.slice(close + 2).split(" ");
+      // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the name's closing paren.
+      const s = (Number(fields[11]) + Number(fields[12])) / TICKS;
+      into.set(task.name, { name: `${task.name === String(Deno.pid) ? "main" : name}`, s });
+    } catch { /* the thread ended */ }
+  }
+}
+
+/** Thread CPU by kind: the main thread, each parse Worker thread, and the rest. */
+function cpuSplit(threads: Record<string, number>): ColdIndexResult["cpu_s"] {
+  let main = 0, other = 0;
+  const workers: number[] = [];
+  for (const [key, s] of Object.entries(threads)) {
+    const name = key.slice(key.indexOf(":") + 1);
+    if (name === "main") main += s;
+    else if (name.startsWith("deno-worker") || name.startsWith("worker")) workers.push(round(s, 2));
+    else other += s;
+  }
+  const total = main + other + workers.reduce((a, b) => a + b, 0);
+  return { total: round(total, 2), main: round(main, 2), workers, other: round(other, 2) };
 }
 
 /** The child: index every repository of the workspace once and report. */
@@ -113,10 +163,15 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
   // The main thread (the writer, and the replies waiting for it) against the whole process:
   // sampled between the writes, which run on this thread.
   const main = { heap: 0, external: 0 };
+  const threads = new Map<string, { name: string; s: number }>();
+  threadCpu(threads);
+  const before = new Map([...threads].map(([id, t]) => [id, t.s]));
+  let ticks = 0;
   const sampler = setInterval(() => {
     const usage = Deno.memoryUsage();
     main.heap = Math.max(main.heap, usage.heapTotal);
     main.external = Math.max(main.external, usage.external);
+    if (++ticks % 5 === 0) threadCpu(threads);
   }, 20);
   const started = performance.now();
   try {
@@ -134,6 +189,7 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
     }
   } finally {
     clearInterval(sampler);
+    threadCpu(threads);
     workspace.close();
   }
   const refreshMs = performance.now() - started;
@@ -144,6 +200,9 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
     peak_rss: processRss(Deno.pid).peak,
     main_heap_peak: main.heap,
     main_external_peak: main.external,
+    thread_cpu: Object.fromEntries(
+      [...threads].map(([id, t]) => [`${id}:${t.name}`, t.s - (before.get(id) ?? 0)]),
+    ),
   };
   console.log(JSON.stringify(answer));
 }

@@ -64,7 +64,8 @@ export function extractStructure(
   let sets = setsCache.get(grammar.nodes);
   if (!sets) setsCache.set(grammar.nodes, sets = nodeSets(grammar.nodes));
   const health = treeHealth(root, text);
-  const queried = runQuery(grammar.query, root, text, grammar.rules.separator);
+  const parsed = parsedText(root, text);
+  const queried = runQuery(grammar.query, root, { text, parsed }, grammar.rules.separator);
   const matched = queried.matched;
   // A file-scoped namespace (C# `namespace A;`) owns everything after it.
   const drafts = sets.fileScopes.size === 0 ? matched.definitions : matched.definitions.map((
@@ -80,7 +81,7 @@ export function extractStructure(
   });
   const relations = relationRows(matched.references, named.definitions, {
     limit: LIMITS.relations,
-    lines: lineStarts(parsedText(root, text)),
+    lines: lineStarts(parsed),
   });
   const chunks = structureChunks({
     text,
@@ -224,13 +225,15 @@ function treeHealth(root: Node, text: string): { diagnostics: string[]; failed: 
 function runQuery(
   query: Query,
   root: Node,
-  text: string,
+  /** The file's text, and the text the tree was parsed from (`parsedText`). */
+  source: { text: string; parsed: string },
   separator: string,
 ): { matched: MatchedFile; diagnostics: string[] } {
+  const { text, parsed } = source;
   const diagnostics: string[] = [];
   const started = performance.now();
   const bounds = { maxStartDepth: LIMITS.depth };
-  let reader = new MatchReader(separator);
+  let reader = new MatchReader(separator, parsed);
   let exceeded = false;
   let split = false;
   const runs = queryRuns(root, LIMITS.queryRun);
@@ -253,7 +256,7 @@ function runQuery(
     }
   }
   if (!split) {
-    reader = new MatchReader(separator);
+    reader = new MatchReader(separator, parsed);
     reader.read(query.matches(root, { ...bounds, timeoutMicros: LIMITS.queryMicros }), null);
     exceeded = query.didExceedMatchLimit();
   }

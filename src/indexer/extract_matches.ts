@@ -79,7 +79,7 @@ interface Captures {
 
 /** Reads a file's query matches; `separator` joins module parts. */
 export function readMatches(matches: QueryMatch[], separator: string): MatchedFile {
-  const reader = new MatchReader(separator);
+  const reader = new MatchReader(separator, null);
   reader.read(matches, null);
   return reader.result();
 }
@@ -103,9 +103,12 @@ export class MatchReader {
   readonly #importKeys = new Set<string>();
   readonly #moduleNodes: Node[] = [];
   readonly #captures = emptyCaptures();
+  /** The text the tree was parsed from, when known: a node's text is a slice of it. */
+  readonly #source: string | null;
 
-  constructor(separator: string) {
+  constructor(separator: string, source: string | null) {
     this.#separator = separator;
+    this.#source = source;
   }
 
   /**
@@ -140,7 +143,7 @@ export class MatchReader {
         const definition = definitionOf(outer.node, role.kind, captures);
         if (definition) this.#definitions.push(definition);
       } else {
-        const reference = referenceOf(outer.node, role.kind, captures);
+        const reference = referenceOf(outer.node, role.kind, captures, this.#source);
         if (reference) this.#references.push(reference);
       }
     }
@@ -269,16 +272,25 @@ function definitionOf(node: Node, kind: string, captures: Captures): DefinitionD
   };
 }
 
-function referenceOf(node: Node, kind: string, captures: Captures): Reference | null {
+function referenceOf(
+  node: Node,
+  kind: string,
+  captures: Captures,
+  source: string | null,
+): Reference | null {
   const name = captures.names[captures.names.length - 1];
   if (!name) return null;
+  const start = node.startIndex;
+  // Each end offset is a call into the parser's memory: an identifier read names its own node
+  // (`@name @reference.identifier`), whose text is then the slice already bounded.
+  const end = node.endIndex;
   return {
-    start: node.startIndex,
-    end: node.endIndex,
+    start,
+    end,
     startRow: node.startPosition.row,
     startColumn: node.startPosition.column,
     kind,
-    name: name.text,
+    name: source !== null && name.id === node.id ? source.slice(start, end) : name.text,
     receiver: captures.receiver ? clip(captures.receiver.text, 200) : null,
     module: null,
     alias: null,

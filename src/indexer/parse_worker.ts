@@ -16,6 +16,7 @@ import {
   parseForExtraction,
 } from "./extract.ts";
 import { fileRows } from "./file_rows.ts";
+import { heapBound } from "./heap.ts";
 import type {
   FileIdentity,
   FileRows,
@@ -39,6 +40,9 @@ interface LoadedGrammar {
   parser: Parser;
   grammar: ExtractionGrammar;
 }
+
+/** Collects this Worker's garbage once its heap passes `HEAP_MARK` (`heap.ts`). */
+const boundHeap = heapBound();
 
 /** Milliseconds one parse may take before the file is kept as text (the pool's timeout is 30 s). */
 const PARSE_BUDGET_MS = 10_000;
@@ -302,4 +306,6 @@ self.onmessage = async (event: MessageEvent<WorkerInit | WorkerRelease | ParseJo
     { reply, opened: held } satisfies WorkerReply,
     reply.status === "parsed" ? transferables(reply.rows) : [],
   );
+  // After the reply: the writer has the rows while this Worker collects.
+  boundHeap();
 };
