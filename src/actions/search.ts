@@ -219,16 +219,31 @@ export async function search(
   const best = merged.reduce((top, entry) => Math.max(top, entry.score), 0);
   const ordered = merged.filter((entry) => entry.score >= best * RANKING.tailShare);
   const termSet = new Set(analysis.terms.map((term) => term.term));
-  const hitOf = (
-    { chunk, repo, file, score, dependency }: RepositoryAnswer["ranked"][number],
-  ): ResultHit => {
-    const key = `${repo.name}\0${chunk.path}`;
-    let text = texts.get(key);
-    if (text === undefined) {
-      text = workspace.withReader(repo, (reader) => reader.fileText(chunk.path)).value ?? "";
-      texts.set(key, text);
+  // The page's snippets, cut with one reader per repository: at most `limit` hits are built.
+  const snippets = new Map<number, string>();
+  const byRepository = new Map<Repository, number[]>();
+  for (let at = offset; at < Math.min(ordered.length, offset + limit); at++) {
+    const { repo, chunk } = ordered[at];
+    const text = texts.get(`${repo.name}\0${chunk.path}`);
+    if (text !== undefined) {
+      snippets.set(at, sliceLines(text, chunk.startLine, chunk.endLine));
+      continue;
     }
-    const snippet = sliceLines(text, chunk.startLine, chunk.endLine);
+    const own = byRepository.get(repo);
+    if (own) own.push(at);
+    else byRepository.set(repo, [at]);
+  }
+  for (const [repo, positions] of byRepository) {
+    workspace.withReader(repo, (reader) => {
+      for (const at of positions) {
+        const { chunk } = ordered[at];
+        snippets.set(at, reader.fileLines(chunk.path, chunk.startLine, chunk.endLine) ?? "");
+      }
+    });
+  }
+  const hitOf = (at: number): ResultHit => {
+    const { chunk, repo, file, score, dependency } = ordered[at];
+    const snippet = snippets.get(at) ?? "";
     const sourceKind: SourceKind = isDocPath(chunk.path, file.language)
       ? "doc"
       : dependency
@@ -262,7 +277,7 @@ export async function search(
   // Hits are built (snippets cut) only for the page: at most `limit`, within the token budget.
   const fitter = new PageFitter({ limit, tokenBudget: params.token_budget });
   let end = offset;
-  while (end < ordered.length && fitter.open && fitter.offer(hitOf(ordered[end]))) end++;
+  while (end < ordered.length && fitter.open && fitter.offer(hitOf(end))) end++;
   const results = fitter.results;
   const next = end < ordered.length ? end : null;
   const scanned = fallbacks.length > 0;
@@ -384,10 +399,7 @@ function rankRepository(
     : lexicon
     ? lexicon.matches(selected, allowFile)
     : lexicalMatches(reader, selected, allowFile);
-  const lexicalTop = [...lexical.entries()].sort((a, b) => b[1].score - a[1].score).slice(
-    0,
-    LEXICAL_POOL,
-  );
+  const lexicalTop = bestMatches(lexical, LEXICAL_POOL);
   const vectorScores = new Map<number, number>();
   if (options.vectors) {
     let index = vectorIndexFor(reader, HASH_MODEL_ID);
@@ -456,6 +468,30 @@ function rankRepository(
 }
 
 /**
+ * The `count` best matches by score, best first, equal scores in the map's
+ * order (what a stable sort of every entry, cut to `count`, gives), without
+ * sorting every entry: the count-th best score is found first.
+ */
+export function bestMatches<T extends { score: number }>(
+  matches: Map<number, T>,
+  count: number,
+): [number, T][] {
+  const entries = [...matches.entries()];
+  if (entries.length > count && count > 0) {
+    const scores = new Float64Array(entries.length);
+    entries.forEach(([, match], i) => scores[i] = match.score);
+    const threshold = scores.sort()[scores.length - count];
+    // Every entry above the threshold, and the earliest at it until `count` are kept.
+    let room = count - entries.filter(([, match]) => match.score > threshold).length;
+    const kept = entries.filter(([, match]) =>
+      match.score > threshold || (match.score === threshold && room-- > 0)
+    );
+    return kept.sort((a, b) => b[1].score - a[1].score);
+  }
+  return entries.sort((a, b) => b[1].score - a[1].score).slice(0, Math.max(0, count));
+}
+
+/**
  * Files that define identifiers the query writes as code, weighted by how
  * rare the name is, and the chunks holding those definitions.
  */
@@ -515,7 +551,25 @@ export function firstMatchingLine(
 ): number {
   const lines = snippet.split("\n");
   for (let i = 0; i < lines.length; i++) {
+    if (!mayHoldTerm(lines[i], terms)) continue;
     if (codeTerms(lines[i]).some((term) => terms.has(term))) return startLine + i;
   }
   return startLine;
+}
+
+// deno-lint-ignore no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+const SEPARATORS = /[._$:\-]/g;
+
+/**
+ * False only when no term of `codeTerms(line)` can be in `terms`: every such
+ * term is a lower-cased piece of the line with `._$:-` removed, so one absent
+ * from the line so flattened is not there. Lines with other than ASCII are not
+ * judged here (lower-casing them is not done character by character).
+ */
+function mayHoldTerm(line: string, terms: ReadonlySet<string>): boolean {
+  if (!ASCII.test(line)) return true;
+  const flat = line.toLowerCase().replace(SEPARATORS, "");
+  for (const term of terms) if (flat.includes(term)) return true;
+  return false;
 }

@@ -205,7 +205,8 @@ export function nearestChunks(
   };
   const wanted = options.limit * RESCORE_FACTOR + RESCORE_EXTRA;
   const best = topRows(approximate, wanted, allows);
-  const exact = best.map((row) => ({ row, score: exactScore(index, row, query) }));
+  const nonZero = nonZeroDimensions(query, dimensions);
+  const exact = best.map((row) => ({ row, score: exactScore(index, row, query, nonZero) }));
   exact.sort((a, b) => b.score - a.score || a.row - b.row);
   return exact.slice(0, options.limit).map(({ row, score }) => ({
     chunkId: index.chunkIds[row],
@@ -259,54 +260,81 @@ function claimSlot(index: VectorIndex): number {
 
 /** The rows of the `count` highest scores among allowed rows (a min-heap; earlier rows win ties). */
 function topRows(scores: Float64Array, count: number, allows: (row: number) => boolean): number[] {
-  const heap: number[] = [];
+  if (count <= 0) return [];
+  const heap = new Int32Array(count);
+  let size = 0;
   // The heap's top is its worst row: the lowest score, and the later row among equals.
   const worse = (a: number, b: number) =>
     scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
-  const siftDown = (at: number) => {
-    for (;;) {
+  const siftDown = () => {
+    for (let at = 0;;) {
       const left = at * 2 + 1;
       const right = left + 1;
       let worst = at;
-      if (left < heap.length && worse(heap[left], heap[worst])) worst = left;
-      if (right < heap.length && worse(heap[right], heap[worst])) worst = right;
+      if (left < size && worse(heap[left], heap[worst])) worst = left;
+      if (right < size && worse(heap[right], heap[worst])) worst = right;
       if (worst === at) return;
-      [heap[at], heap[worst]] = [heap[worst], heap[at]];
+      const swap = heap[at];
+      heap[at] = heap[worst];
+      heap[worst] = swap;
       at = worst;
     }
   };
   for (let row = 0; row < scores.length; row++) {
-    if (heap.length >= count && !worse(heap[0], row)) continue;
-    if (!allows(row)) continue;
-    if (heap.length < count) {
-      heap.push(row);
-      for (let at = heap.length - 1; at > 0;) {
-        const parent = (at - 1) >> 1;
-        if (!worse(heap[at], heap[parent])) break;
-        [heap[at], heap[parent]] = [heap[parent], heap[at]];
-        at = parent;
-      }
-    } else {
+    if (size === count) {
+      // Rows come in order: one scoring no more than the top is worse than it (a tie is later).
+      if (!(scores[heap[0]] < scores[row]) || !allows(row)) continue;
       heap[0] = row;
-      siftDown(0);
+      siftDown();
+      continue;
+    }
+    if (!allows(row)) continue;
+    let at = size++;
+    heap[at] = row;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!worse(heap[at], heap[parent])) break;
+      const swap = heap[at];
+      heap[at] = heap[parent];
+      heap[parent] = swap;
+      at = parent;
     }
   }
-  return heap;
+  return Array.from(heap.subarray(0, size));
 }
 
-/** A row's score against the float query, as the stored int8 values and scale give it. */
-function exactScore(index: VectorIndex, row: number, query: Float32Array): number {
+/** The dimensions where a query is not zero (a hashing query holds a few dozen of 256). */
+function nonZeroDimensions(query: Float32Array, dimensions: number): Int32Array {
+  const found: number[] = [];
+  for (let i = 0; i < dimensions; i++) if (query[i] !== 0) found.push(i);
+  return Int32Array.from(found);
+}
+
+/**
+ * A row's score against the float query, as the stored int8 values and scale
+ * give it: four partial sums (fewer dependent additions), dimension `i` added
+ * to sum `i % 4` in order, the tail after the last multiple of four to the
+ * first. Only the query's non-zero dimensions are visited: a skipped product
+ * is ±0, which leaves a sum exactly as it was.
+ */
+function exactScore(
+  index: VectorIndex,
+  row: number,
+  query: Float32Array,
+  nonZero: Int32Array,
+): number {
   const { values, stride, dimensions } = index;
   const offset = row * stride;
-  // Four partial sums: fewer dependent additions per step.
+  const body = dimensions - (dimensions % 4);
   let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  let i = 0;
-  for (; i + 4 <= dimensions; i += 4) {
-    s0 += values[offset + i] * query[i];
-    s1 += values[offset + i + 1] * query[i + 1];
-    s2 += values[offset + i + 2] * query[i + 2];
-    s3 += values[offset + i + 3] * query[i + 3];
+  for (let k = 0; k < nonZero.length; k++) {
+    const i = nonZero[k];
+    const product = values[offset + i] * query[i];
+    if (i >= body) s0 += product;
+    else if ((i & 3) === 0) s0 += product;
+    else if ((i & 3) === 1) s1 += product;
+    else if ((i & 3) === 2) s2 += product;
+    else s3 += product;
   }
-  for (; i < dimensions; i++) s0 += values[offset + i] * query[i];
   return (s0 + s1 + s2 + s3) * index.scales[row];
 }
