@@ -153,9 +153,17 @@ Deno.test("search's snippets are the chunk's lines of the committed text, deep i
         if (chunk === null) continue;
         const [entry] = reader.chunks([chunk]);
         // No decoded text is kept: these are read from prefixes of the stored bytes.
-        assert.equal(
-          reader.fileLines(entry.path, entry.startLine, entry.endLine),
-          sliceLines(text, entry.startLine, entry.endLine),
+        assert.deepEqual(
+          reader.fileLines([
+            { path: entry.path, start: entry.startLine, end: entry.endLine },
+            { path: entry.path, start: entry.startLine, end: entry.endLine + 100 },
+            { path: "pkg/absent.py", start: 1, end: 2 },
+          ], 12),
+          [
+            sliceLines(text, entry.startLine, entry.endLine, 12),
+            sliceLines(text, entry.startLine, entry.endLine + 100, 12),
+            null,
+          ],
         );
       }
     });

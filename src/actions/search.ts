@@ -35,6 +35,8 @@ export const DEFAULT_STRATEGY: Strategy = "hybrid";
 /** Lexical candidates kept for fusion, and nearest chunks asked of the vector scan. */
 const LEXICAL_POOL = 800;
 const VECTOR_POOL = 300;
+/** File ids below this keep a request's answer to "may it be searched" in an array. */
+const ANSWERED_IDS = 1 << 16;
 /** A name defined in more places than this is too common to point at a file. */
 const MAX_DEFINITIONS = 12;
 
@@ -235,10 +237,11 @@ export async function search(
   }
   for (const [repo, positions] of byRepository) {
     workspace.withReader(repo, (reader) => {
-      for (const at of positions) {
+      const lines = reader.fileLines(positions.map((at) => {
         const { chunk } = ordered[at];
-        snippets.set(at, reader.fileLines(chunk.path, chunk.startLine, chunk.endLine) ?? "");
-      }
+        return { path: chunk.path, start: chunk.startLine, end: chunk.endLine };
+      }));
+      positions.forEach((at, i) => snippets.set(at, lines[i] ?? ""));
     });
   }
   const hitOf = (at: number): ResultHit => {
@@ -379,14 +382,20 @@ function rankRepository(
   const statistics = lexicalStatistics(reader, options.rule);
   const lexicon = statistics.lexicon;
   const chunkCount = statistics.chunks;
+  // Hidden and filtered files are dropped before anything is scored or counted. Asked once per
+  // file and request (for every row of every term): small ids answer from an array.
+  const answers = new Uint8Array(ANSWERED_IDS);
   const allowed = new Map<number, boolean>();
-  // Hidden and filtered files are dropped before anything is scored or counted.
   const allowFile = (fileId: number): boolean => {
-    let ok = allowed.get(fileId);
+    const small = fileId >= 0 && fileId < ANSWERED_IDS;
+    const known = small ? answers[fileId] : 0;
+    if (known !== 0) return known === 1;
+    let ok = small ? undefined : allowed.get(fileId);
     if (ok === undefined) {
       const file = table.files.get(fileId);
       ok = file !== undefined && options.allowPath(repo, file.path, file.language);
-      allowed.set(fileId, ok);
+      if (small) answers[fileId] = ok ? 1 : 2;
+      else allowed.set(fileId, ok);
     }
     return ok;
   };

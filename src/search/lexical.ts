@@ -58,8 +58,9 @@ export function lexicalMatches(
   allowFile: (fileId: number) => boolean,
 ): Map<number, LexicalMatch> {
   const matches = new Map<number, LexicalMatch>();
+  const ranked = reader.termMatches(terms.map((term) => ftsPhrase(term.term)), ROWS_PER_TERM);
   terms.forEach((term, bit) => {
-    const rows = reader.termMatches(ftsPhrase(term.term), ROWS_PER_TERM);
+    const rows = ranked[bit];
     for (let i = 0; i < rows.length; i++) {
       const fileId = rows.fileIds[i];
       if (!allowFile(fileId)) continue;

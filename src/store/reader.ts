@@ -396,11 +396,7 @@ export class TargetReader {
 
   /** The id of an indexed path, or undefined (per generation). */
   fileId(path: string): number | undefined {
-    return this.memo(FILE_IDS, () => {
-      const ids = new Map<string, number>();
-      for (const file of this.fileTable().files.values()) ids.set(file.path, file.id);
-      return ids;
-    }).get(path);
+    return this.memo(FILE_IDS, () => fileIds(this.fileTable().files)).get(path);
   }
 
   /**
@@ -420,14 +416,31 @@ export class TargetReader {
   }
 
   /**
-   * Lines `start..end` (1-based, inclusive, at most `maxLines`) of a file's
-   * committed text, as `sliceLines` cuts them from `fileText`; null when the
-   * file is not indexed. A text not kept decoded is inflated only as far as
-   * those lines, and only they are decoded (search's snippets: most hits are
-   * one chunk of a long file).
+   * For each request, lines `start..end` (1-based, inclusive, at most
+   * `maxLines`) of a file's committed text, as `sliceLines` cuts them from
+   * `fileText`; null when the file is not indexed. A text not kept decoded is
+   * inflated only as far as those lines, and only they are decoded (search's
+   * snippets: most hits are one chunk of a long file).
    */
-  fileLines(path: string, start: number, end: number, maxLines = SNIPPET_LINES): string | null {
-    const id = this.fileId(path);
+  fileLines(
+    requests: readonly { path: string; start: number; end: number }[],
+    maxLines = SNIPPET_LINES,
+  ): (string | null)[] {
+    const files = this.fileTable().files;
+    const ids = this.memo(FILE_IDS, () => fileIds(files));
+    return requests.map(({ path, start, end }) =>
+      this.#fileLinesOf(ids.get(path), files, path, start, end, maxLines)
+    );
+  }
+
+  #fileLinesOf(
+    id: number | undefined,
+    files: Map<number, FileEntry>,
+    path: string,
+    start: number,
+    end: number,
+    maxLines: number,
+  ): string | null {
     if (id === undefined) return null;
     const cached = this.#texts.get(path);
     if (cached !== undefined) return sliceLines(cached, start, end, maxLines);
@@ -435,7 +448,7 @@ export class TargetReader {
     if (!row) return null;
     const first = Math.max(1, start);
     const last = Math.min(end, start + maxLines - 1);
-    const lineCount = this.fileTable().files.get(id)?.lineCount ?? 0;
+    const lineCount = files.get(id)?.lineCount ?? 0;
     return unpackLines(row.text as Uint8Array, first, last, lineCount > 0 ? last / lineCount : 1);
   }
 
@@ -532,10 +545,17 @@ export class TargetReader {
     return documents;
   }
 
-  /** The best `limit` chunks for one FTS5 expression, by bm25 (code terms 1, path terms 2). */
-  termMatches(expression: string, limit: number): TermMatches {
+  /**
+   * The best `limit` chunks for each FTS5 expression, by bm25 (code terms 1,
+   * path terms 2), all of one generation.
+   */
+  termMatches(expressions: readonly string[], limit: number): TermMatches[] {
     // The chunk table first: it moves every cache of this reader to the current generation.
     const table = this.#chunkTable();
+    return expressions.map((expression) => this.#termMatchesOf(table, expression, limit));
+  }
+
+  #termMatchesOf(table: ChunkTable, expression: string, limit: number): TermMatches {
     // A common term costs most (bm25 of every chunk holding it) and comes back in many
     // queries: the last ones stay for the generation.
     const key = `${limit}\0${expression}`;
@@ -1162,4 +1182,11 @@ function sumVarints(blob: Uint8Array): number {
     total += value;
   }
   return total;
+}
+
+/** File ids by path. */
+function fileIds(files: Map<number, FileEntry>): Map<string, number> {
+  const ids = new Map<string, number>();
+  for (const file of files.values()) ids.set(file.path, file.id);
+  return ids;
 }
