@@ -96,11 +96,13 @@ export async function search(
   if (analysis.terms.length === 0 && analysis.paths.length === 0) {
     return empty("the query has no searchable terms");
   }
-  const wantsKind = (doc: boolean, dependency: boolean) =>
+  // `doc` is asked only when the kind depends on it (a path test per file and request).
+  const wantsKind = (doc: () => boolean, dependency: boolean) =>
     kind === null ? !dependency : kind === "all" ||
-      (kind === "doc" ? doc : kind === "local" ? !doc && !dependency : !doc && dependency);
+      (kind === "doc" ? doc() : kind === "local" ? !doc() && !dependency : !doc() && dependency);
   const allowPath = (repo: Repository, path: string, language: string | null) =>
-    scope.accepts(repo.name, path, language) && wantsKind(isDocPath(path, language), false);
+    scope.accepts(repo.name, path, language) &&
+    wantsKind(() => isDocPath(path, language), false);
   // Dependency packages are seen at their path under the repository that imports them.
   const dependencyPath = (source: DependencySource, path: string) =>
     `${source.record.display}/${path}`;
@@ -188,7 +190,7 @@ export async function search(
       (record.inRepository && scope.allowPath(owner.name, dependencyPath(source, path)));
     const allowDependency = (_: Repository, path: string, language: string | null) =>
       visibleInOwner(path) && scope.accepts(owner.name, dependencyPath(source, path), language) &&
-      wantsKind(isDocPath(path, language), true);
+      wantsKind(() => isDocPath(path, language), true);
     const rule: PathRule | null = ownerRule && {
       key: ownerRule.key === null ? null : `${ownerRule.key}\0${record.display}`,
       allow: visibleInOwner,
@@ -461,13 +463,15 @@ function rankRepository(
     definitions,
     pinned,
   });
-  const rounds = new Map<number, number>();
   return {
-    ranked: ranked.map((entry) => {
-      const round = rounds.get(entry.chunk.fileId) ?? 0;
-      rounds.set(entry.chunk.fileId, round + 1);
-      return { ...entry, repo, file: table.files.get(entry.chunk.fileId)!, round };
-    }),
+    ranked: ranked.map(({ chunk, score, matchedShare, round }) => ({
+      chunk,
+      score,
+      matchedShare,
+      repo,
+      file: table.files.get(chunk.fileId)!,
+      round,
+    })),
     limitations,
     // Identifiers the query writes that this target holds (by whole compact term).
     seen: analysis.identifiers.filter((word) =>

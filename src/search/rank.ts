@@ -36,6 +36,8 @@ export interface RankedChunk {
   score: number;
   /** Share of the query's term weight the chunk holds (lexical evidence). */
   matchedShare: number;
+  /** Which of its file's chunks it is, best first (0 for the best). */
+  round: number;
 }
 
 export interface RankInput {
@@ -222,15 +224,13 @@ export function rankChunks(input: RankInput): RankedChunk[] {
     fileScores.get(b)! - fileScores.get(a)! ||
     (input.files.get(a)!.path < input.files.get(b)!.path ? -1 : 1)
   );
-  // Rounds: every file's best chunk in file order, then every file's second, …
+  // Rounds: every file's best chunk in file order, then every file's second, … (a round visits
+  // only the files with a chunk left).
   const ranked: RankedChunk[] = [];
-  let depth = 0;
-  for (const own of byFile.values()) depth = Math.max(depth, own.length);
-  for (let round = 0; round < depth; round++) {
-    for (const fileId of files) {
-      const own = byFile.get(fileId)!;
+  let open = files.map((fileId) => ({ fileId, own: byFile.get(fileId)! }));
+  for (let round = 0; open.length > 0; round++) {
+    for (const { fileId, own } of open) {
       const at = own[round];
-      if (at === undefined) continue;
       const chunk = chunks[at];
       const best = chunkScores[own[0]] || 1;
       let matched = 0;
@@ -244,8 +244,10 @@ export function rankChunks(input: RankInput): RankedChunk[] {
         chunk,
         score: fileScores.get(fileId)! * (chunkScores[at] / best),
         matchedShare: totalWeight > 0 ? matched / totalWeight : 0,
+        round,
       });
     }
+    open = open.filter(({ own }) => own.length > round + 1);
   }
   return ranked;
 }

@@ -141,10 +141,15 @@ export function unpackLines(packed: Uint8Array, first: number, last: number, sha
     const prefix = inflateRawSync(packed.subarray(0, guess), {
       finishFlush: zlibConstants.Z_SYNC_FLUSH,
     });
-    const lines = linesOf(prefix, first, last, false);
+    const lines = linesOf(plainBytes(prefix), first, last, false);
     if (lines !== null) return lines;
   }
-  return linesOf(inflateRawSync(packed), first, last, true)!;
+  return linesOf(plainBytes(inflateRawSync(packed)), first, last, true)!;
+}
+
+/** A Node Buffer's bytes as a plain Uint8Array (whose `indexOf` is the engine's, not Node's). */
+function plainBytes(buffer: Uint8Array): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 /** Lines `first..last` of UTF-8 bytes; null when `bytes` is a prefix that may end before them. */
