@@ -116,6 +116,21 @@ try {
         }
       }
     }
+    // Filters: kinds and paths (files dropped before scoring), on the first queries.
+    const filters: Record<string, unknown>[] = [
+      { kind: "local" },
+      { kind: "doc" },
+      { kind: "all" },
+      { paths: ["sympy/core/**", "sympy/polys/**"] },
+      { paths: ["doc/**"], strategy: "lexical" },
+    ];
+    for (const filter of filters) {
+      for (const query of queries.slice(0, 40)) {
+        const answer = await runAction(workspace, "search", { query, limit: 10, ...filter });
+        const { results, trace_id: _, ...rest } = answer;
+        lines.push(JSON.stringify({ filter, query, ...rest, results }));
+      }
+    }
     Deno.writeTextFileSync(args.values.dump, lines.join("\n") + "\n");
     console.log(`${lines.length} answers written to ${args.values.dump}`);
     Deno.exit(0);

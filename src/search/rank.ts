@@ -313,6 +313,10 @@ function scopeMatch(path: string, scope: string): number {
 }
 
 function lastSegment(symbolPath: string): string {
+  // Without a colon only `.` and `/` separate: the text after the last of them.
+  if (!symbolPath.includes(":")) {
+    return symbolPath.slice(Math.max(symbolPath.lastIndexOf("."), symbolPath.lastIndexOf("/")) + 1);
+  }
   const parts = symbolPath.split(/\.|::|\//);
   return parts[parts.length - 1];
 }

@@ -518,17 +518,28 @@ export class TargetReader {
   chunks(ids: number[]): ChunkEntry[] {
     const table = this.#chunkTable();
     const files = this.fileTable().files;
-    const rows = ids.map((id) => table.rows.get(id)).filter((at) => at !== undefined)
-      .sort((a, b) => a - b);
-    return [...new Set(rows)].map((at) => ({
-      id: table.ids[at],
-      fileId: table.fileIds[at],
-      path: files.get(table.fileIds[at])?.path ?? "",
-      startLine: table.startLines[at],
-      endLine: table.endLines[at],
-      kind: table.kinds[at],
-      symbolPath: table.symbolPaths[at],
-    }));
+    const rows = new Int32Array(ids.length);
+    let count = 0;
+    for (const id of ids) {
+      const at = table.rows.get(id);
+      if (at !== undefined) rows[count++] = at;
+    }
+    const sorted = rows.subarray(0, count).sort();
+    const entries: ChunkEntry[] = [];
+    for (let i = 0; i < sorted.length; i++) {
+      const at = sorted[i];
+      if (i > 0 && at === sorted[i - 1]) continue;
+      entries.push({
+        id: table.ids[at],
+        fileId: table.fileIds[at],
+        path: files.get(table.fileIds[at])?.path ?? "",
+        startLine: table.startLines[at],
+        endLine: table.endLines[at],
+        kind: table.kinds[at],
+        symbolPath: table.symbolPaths[at],
+      });
+    }
+    return entries;
   }
 
   /** How many chunks hold a full-text term (0 when none); the last terms asked stay known. */
