@@ -296,9 +296,12 @@ function baseScores(input: RankInput): Float64Array {
 
 /** 1-based ranks by descending score (equal scores in list order), by position; 0 when absent. */
 function rankOf(list: number[], score: (at: number) => number, size: number): Int32Array {
-  const sorted = [...list].sort((a, b) => score(b) - score(a));
+  // Scores read once into an array; the sort (stable) compares entries of it.
+  const scores = new Float64Array(list.length);
+  list.forEach((at, i) => scores[i] = score(at));
+  const order = list.map((_, i) => i).sort((a, b) => scores[b] - scores[a]);
   const ranks = new Int32Array(size);
-  sorted.forEach((at, i) => ranks[at] = i + 1);
+  order.forEach((i, rank) => ranks[list[i]] = rank + 1);
   return ranks;
 }
 
