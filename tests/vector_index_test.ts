@@ -21,7 +21,7 @@ import {
   type VectorHit,
   vectorIndexFor,
 } from "../src/search/vector_index.ts";
-import { scoreFunction } from "../src/search/vector_kernel.ts";
+import { packWeights, PASS_INTS, scoreFunction } from "../src/search/vector_kernel.ts";
 import { fixtureRepository, tempCache, withWorkspace } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
 
@@ -58,25 +58,47 @@ function reference(
     .map(({ chunkId, score }) => ({ chunkId, score }));
 }
 
-Deno.test("the SIMD kernel's sums are the plain int8 × int16 sums", () => {
+Deno.test("the SIMD kernel's sums are the plain int8 × int16 sums, column by listed column", () => {
   const next = seededRandom(3);
-  const rows = 300;
-  const stride = 48;
+  const rows = 320;
+  const dimensions = 48;
   const pages = 2;
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
   const score = scoreFunction(memory, true, pages);
-  const values = new Int8Array(memory.buffer, 0, rows * stride);
+  // Dimension d of row r at d × rows + r.
+  const values = new Int8Array(memory.buffer, 0, rows * dimensions);
   for (let i = 0; i < values.length; i++) values[i] = Math.floor(next() * 256) - 128;
-  const queryAt = rows * stride;
-  const query = new Int16Array(memory.buffer, queryAt, stride);
-  for (let i = 0; i < stride; i++) query[i] = Math.floor(next() * 65_536) - 32_768;
-  const outAt = queryAt + stride * 2;
-  score(0, rows, stride, queryAt, outAt);
-  const out = new Int32Array(memory.buffer, outAt, rows);
-  for (let row = 0; row < rows; row++) {
-    let sum = 0;
-    for (let d = 0; d < stride; d++) sum += values[row * stride + d] * query[d];
-    assert.equal(out[row], sum, `row ${row}`);
+  // The extremes, every row: the largest products.
+  for (let r = 0; r < rows; r++) values[5 * rows + r] = r % 2 ? 127 : -128;
+  const listAt = rows * dimensions;
+  for (const passes of [1, 2, 12]) {
+    // Four columns a pass (some repeated), extreme weights among them, the last weighing 0.
+    const list = new Int32Array(memory.buffer, listAt, passes * PASS_INTS);
+    const picked: [number, number][] = [];
+    for (let k = 0; k < passes * 4; k++) {
+      const weight = k % 3 === 0
+        ? (k % 2 ? 32_767 : -32_768)
+        : Math.floor(next() * 65_536) - 32_768;
+      picked.push([
+        k % 5 === 0 ? 5 : Math.floor(next() * dimensions),
+        k === passes * 4 - 1 ? 0 : weight,
+      ]);
+    }
+    for (let pass = 0; pass < passes; pass++) {
+      const group = picked.slice(pass * 4, pass * 4 + 4);
+      group.forEach(([d], j) => list[pass * PASS_INTS + j] = d * rows);
+      list[pass * PASS_INTS + 4] = packWeights(group[0][1], group[1][1]);
+      list[pass * PASS_INTS + 5] = packWeights(group[2][1], group[3][1]);
+    }
+    const outAt = listAt + passes * PASS_INTS * 4 + 16;
+    const out = new Int32Array(memory.buffer, outAt, rows);
+    out.fill(1);
+    score(0, rows, listAt, passes, outAt);
+    for (let row = 0; row < rows; row++) {
+      let sum = 1;
+      for (const [d, weight] of picked) sum += values[d * rows + row] * weight;
+      assert.equal(out[row], sum, `${passes} passes, row ${row}`);
+    }
   }
 });
 
@@ -97,17 +119,46 @@ Deno.test("the index ranks as a full float scan: ties, file filters, odd dimensi
       const query = randomUnit(next, dimensions, round % 2 === 0);
       for (const limit of [1, 10, 300, 1000]) {
         const allowFile = round % 3 === 0 ? (fileId: number) => fileId % 4 !== 1 : undefined;
+        // Every fourth round with every scratch slot taken: the scan in JavaScript.
+        if (round % 4 === 3) index.locks.fill(1);
         assert.deepEqual(
           nearestChunks(index, query, { limit, allowFile }),
           reference(rows, query, limit, allowFile),
           `dimensions ${dimensions}, round ${round}, limit ${limit}`,
         );
+        index.locks.fill(0);
       }
     }
     assert.deepEqual(nearestChunks(index, new Float32Array(dimensions + 1), { limit: 5 }), []);
   }
   const empty = loadVectorIndex([], 0, { model: "test" });
   assert.deepEqual(nearestChunks(empty, new Float32Array(8), { limit: 5 }), []);
+});
+
+Deno.test("the index ranks as a full float scan when most rows tie at the cut", () => {
+  const next = seededRandom(19);
+  const dimensions = 64;
+  const rows: VectorRow[] = Array.from({ length: 3000 }, (_, i) => {
+    // Mostly one-hot rows: a one-hot query scores most of them exactly 0.
+    const vector = new Float32Array(dimensions);
+    vector[Math.floor(next() * dimensions)] = next() < 0.5 ? 1 : -1;
+    if (i % 9 === 0) vector[Math.floor(next() * dimensions)] += 0.5;
+    return { chunkId: 5000 + i, fileId: i % 50, vector: quantizedBytes(normalize(vector)) };
+  });
+  const index = loadVectorIndex(rows, rows.length, { model: "test" });
+  for (let d = 0; d < dimensions; d += 7) {
+    const query = new Float32Array(dimensions);
+    query[d] = 1;
+    for (const limit of [1, 10, 40]) {
+      for (const allowFile of [undefined, (fileId: number) => fileId % 3 !== 0]) {
+        assert.deepEqual(
+          nearestChunks(index, query, { limit, allowFile }),
+          reference(rows, query, limit, allowFile),
+          `dimension ${d}, limit ${limit}`,
+        );
+      }
+    }
+  }
 });
 
 Deno.test("an index one thread loads serves another through shared memory", async () => {

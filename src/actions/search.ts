@@ -35,6 +35,8 @@ export const DEFAULT_STRATEGY: Strategy = "hybrid";
 /** Lexical candidates kept for fusion, and nearest chunks asked of the vector scan. */
 const LEXICAL_POOL = 800;
 const VECTOR_POOL = 300;
+/** File ids below this keep a request's answer to "may it be searched" in an array. */
+const ANSWERED_IDS = 1 << 16;
 /** A name defined in more places than this is too common to point at a file. */
 const MAX_DEFINITIONS = 12;
 
@@ -94,11 +96,13 @@ export async function search(
   if (analysis.terms.length === 0 && analysis.paths.length === 0) {
     return empty("the query has no searchable terms");
   }
-  const wantsKind = (doc: boolean, dependency: boolean) =>
+  // `doc` is asked only when the kind depends on it (a path test per file and request).
+  const wantsKind = (doc: () => boolean, dependency: boolean) =>
     kind === null ? !dependency : kind === "all" ||
-      (kind === "doc" ? doc : kind === "local" ? !doc && !dependency : !doc && dependency);
+      (kind === "doc" ? doc() : kind === "local" ? !doc() && !dependency : !doc() && dependency);
   const allowPath = (repo: Repository, path: string, language: string | null) =>
-    scope.accepts(repo.name, path, language) && wantsKind(isDocPath(path, language), false);
+    scope.accepts(repo.name, path, language) &&
+    wantsKind(() => isDocPath(path, language), false);
   // Dependency packages are seen at their path under the repository that imports them.
   const dependencyPath = (source: DependencySource, path: string) =>
     `${source.record.display}/${path}`;
@@ -186,7 +190,7 @@ export async function search(
       (record.inRepository && scope.allowPath(owner.name, dependencyPath(source, path)));
     const allowDependency = (_: Repository, path: string, language: string | null) =>
       visibleInOwner(path) && scope.accepts(owner.name, dependencyPath(source, path), language) &&
-      wantsKind(isDocPath(path, language), true);
+      wantsKind(() => isDocPath(path, language), true);
     const rule: PathRule | null = ownerRule && {
       key: ownerRule.key === null ? null : `${ownerRule.key}\0${record.display}`,
       allow: visibleInOwner,
@@ -219,16 +223,32 @@ export async function search(
   const best = merged.reduce((top, entry) => Math.max(top, entry.score), 0);
   const ordered = merged.filter((entry) => entry.score >= best * RANKING.tailShare);
   const termSet = new Set(analysis.terms.map((term) => term.term));
-  const hitOf = (
-    { chunk, repo, file, score, dependency }: RepositoryAnswer["ranked"][number],
-  ): ResultHit => {
-    const key = `${repo.name}\0${chunk.path}`;
-    let text = texts.get(key);
-    if (text === undefined) {
-      text = workspace.withReader(repo, (reader) => reader.fileText(chunk.path)).value ?? "";
-      texts.set(key, text);
+  // The page's snippets, cut with one reader per repository: at most `limit` hits are built.
+  const snippets = new Map<number, string>();
+  const byRepository = new Map<Repository, number[]>();
+  for (let at = offset; at < Math.min(ordered.length, offset + limit); at++) {
+    const { repo, chunk } = ordered[at];
+    const text = texts.get(`${repo.name}\0${chunk.path}`);
+    if (text !== undefined) {
+      snippets.set(at, sliceLines(text, chunk.startLine, chunk.endLine));
+      continue;
     }
-    const snippet = sliceLines(text, chunk.startLine, chunk.endLine);
+    const own = byRepository.get(repo);
+    if (own) own.push(at);
+    else byRepository.set(repo, [at]);
+  }
+  for (const [repo, positions] of byRepository) {
+    workspace.withReader(repo, (reader) => {
+      const lines = reader.fileLines(positions.map((at) => {
+        const { chunk } = ordered[at];
+        return { path: chunk.path, start: chunk.startLine, end: chunk.endLine };
+      }));
+      positions.forEach((at, i) => snippets.set(at, lines[i] ?? ""));
+    });
+  }
+  const hitOf = (at: number): ResultHit => {
+    const { chunk, repo, file, score, dependency } = ordered[at];
+    const snippet = snippets.get(at) ?? "";
     const sourceKind: SourceKind = isDocPath(chunk.path, file.language)
       ? "doc"
       : dependency
@@ -262,7 +282,7 @@ export async function search(
   // Hits are built (snippets cut) only for the page: at most `limit`, within the token budget.
   const fitter = new PageFitter({ limit, tokenBudget: params.token_budget });
   let end = offset;
-  while (end < ordered.length && fitter.open && fitter.offer(hitOf(ordered[end]))) end++;
+  while (end < ordered.length && fitter.open && fitter.offer(hitOf(end))) end++;
   const results = fitter.results;
   const next = end < ordered.length ? end : null;
   const scanned = fallbacks.length > 0;
@@ -364,14 +384,20 @@ function rankRepository(
   const statistics = lexicalStatistics(reader, options.rule);
   const lexicon = statistics.lexicon;
   const chunkCount = statistics.chunks;
+  // Hidden and filtered files are dropped before anything is scored or counted. Asked once per
+  // file and request (for every row of every term): small ids answer from an array.
+  const answers = new Uint8Array(ANSWERED_IDS);
   const allowed = new Map<number, boolean>();
-  // Hidden and filtered files are dropped before anything is scored or counted.
   const allowFile = (fileId: number): boolean => {
-    let ok = allowed.get(fileId);
+    const small = fileId >= 0 && fileId < ANSWERED_IDS;
+    const known = small ? answers[fileId] : 0;
+    if (known !== 0) return known === 1;
+    let ok = small ? undefined : allowed.get(fileId);
     if (ok === undefined) {
       const file = table.files.get(fileId);
       ok = file !== undefined && options.allowPath(repo, file.path, file.language);
-      allowed.set(fileId, ok);
+      if (small) answers[fileId] = ok ? 1 : 2;
+      else allowed.set(fileId, ok);
     }
     return ok;
   };
@@ -384,10 +410,7 @@ function rankRepository(
     : lexicon
     ? lexicon.matches(selected, allowFile)
     : lexicalMatches(reader, selected, allowFile);
-  const lexicalTop = [...lexical.entries()].sort((a, b) => b[1].score - a[1].score).slice(
-    0,
-    LEXICAL_POOL,
-  );
+  const lexicalTop = bestMatches(lexical, LEXICAL_POOL);
   const vectorScores = new Map<number, number>();
   if (options.vectors) {
     let index = vectorIndexFor(reader, HASH_MODEL_ID);
@@ -440,19 +463,45 @@ function rankRepository(
     definitions,
     pinned,
   });
-  const rounds = new Map<number, number>();
   return {
-    ranked: ranked.map((entry) => {
-      const round = rounds.get(entry.chunk.fileId) ?? 0;
-      rounds.set(entry.chunk.fileId, round + 1);
-      return { ...entry, repo, file: table.files.get(entry.chunk.fileId)!, round };
-    }),
+    ranked: ranked.map(({ chunk, score, matchedShare, round }) => ({
+      chunk,
+      score,
+      matchedShare,
+      repo,
+      file: table.files.get(chunk.fileId)!,
+      round,
+    })),
     limitations,
     // Identifiers the query writes that this target holds (by whole compact term).
     seen: analysis.identifiers.filter((word) =>
       statistics.termDocuments(compactIdentifier(word)) > 0
     ),
   };
+}
+
+/**
+ * The `count` best matches by score, best first, equal scores in the map's
+ * order (what a stable sort of every entry, cut to `count`, gives), without
+ * sorting every entry: the count-th best score is found first.
+ */
+export function bestMatches<T extends { score: number }>(
+  matches: Map<number, T>,
+  count: number,
+): [number, T][] {
+  const entries = [...matches.entries()];
+  if (entries.length > count && count > 0) {
+    const scores = new Float64Array(entries.length);
+    entries.forEach(([, match], i) => scores[i] = match.score);
+    const threshold = scores.sort()[scores.length - count];
+    // Every entry above the threshold, and the earliest at it until `count` are kept.
+    let room = count - entries.filter(([, match]) => match.score > threshold).length;
+    const kept = entries.filter(([, match]) =>
+      match.score > threshold || (match.score === threshold && room-- > 0)
+    );
+    return kept.sort((a, b) => b[1].score - a[1].score);
+  }
+  return entries.sort((a, b) => b[1].score - a[1].score).slice(0, Math.max(0, count));
 }
 
 /**
@@ -515,7 +564,25 @@ export function firstMatchingLine(
 ): number {
   const lines = snippet.split("\n");
   for (let i = 0; i < lines.length; i++) {
+    if (!mayHoldTerm(lines[i], terms)) continue;
     if (codeTerms(lines[i]).some((term) => terms.has(term))) return startLine + i;
   }
   return startLine;
+}
+
+// deno-lint-ignore no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+const SEPARATORS = /[._$:\-]/g;
+
+/**
+ * False only when no term of `codeTerms(line)` can be in `terms`: every such
+ * term is a lower-cased piece of the line with `._$:-` removed, so one absent
+ * from the line so flattened is not there. Lines with other than ASCII are not
+ * judged here (lower-casing them is not done character by character).
+ */
+function mayHoldTerm(line: string, terms: ReadonlySet<string>): boolean {
+  if (!ASCII.test(line)) return true;
+  const flat = line.toLowerCase().replace(SEPARATORS, "");
+  for (const term of terms) if (flat.includes(term)) return true;
+  return false;
 }

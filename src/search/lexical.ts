@@ -7,11 +7,14 @@
 import type { WeightedTerm } from "../engine/query.ts";
 import type { TargetReader } from "../store/reader.ts";
 
-/** Per chunk: the summed weighted bm25 and the query terms it holds. */
+/**
+ * Per chunk: the summed weighted bm25 and the selected terms it holds, as bits
+ * (bit `i` for the `i`-th selected term; at most 32 are selected).
+ */
 export interface LexicalMatch {
   fileId: number;
   score: number;
-  terms: Set<string>;
+  terms: number;
 }
 
 export interface SelectedTerm extends WeightedTerm {
@@ -21,7 +24,8 @@ export interface SelectedTerm extends WeightedTerm {
 
 /** Terms in more chunks than this share say too little to be worth a scan. */
 const COMMON_SHARE = 0.15;
-const MAX_SELECTED = 32;
+/** At most 32: a chunk's matched terms are the bits of one 32-bit integer. */
+export const MAX_SELECTED = 32;
 /** Rows read per term: enough for the best chunks of each. */
 const ROWS_PER_TERM = 1500;
 
@@ -54,18 +58,20 @@ export function lexicalMatches(
   allowFile: (fileId: number) => boolean,
 ): Map<number, LexicalMatch> {
   const matches = new Map<number, LexicalMatch>();
-  for (const term of terms) {
-    for (const row of reader.termMatches(ftsPhrase(term.term), ROWS_PER_TERM)) {
-      if (!allowFile(row.fileId)) continue;
-      let match = matches.get(row.chunkId);
-      if (!match) {
-        matches.set(row.chunkId, match = { fileId: row.fileId, score: 0, terms: new Set() });
-      }
+  const ranked = reader.termMatches(terms.map((term) => ftsPhrase(term.term)), ROWS_PER_TERM);
+  terms.forEach((term, bit) => {
+    const rows = ranked[bit];
+    for (let i = 0; i < rows.length; i++) {
+      const fileId = rows.fileIds[i];
+      if (!allowFile(fileId)) continue;
+      const chunkId = rows.chunkIds[i];
+      let match = matches.get(chunkId);
+      if (!match) matches.set(chunkId, match = { fileId, score: 0, terms: 0 });
       // bm25 is negative: more negative is better.
-      match.score += term.weight * -row.rank;
-      match.terms.add(term.term);
+      match.score += term.weight * -rows.ranks[i];
+      match.terms |= 1 << bit;
     }
-  }
+  });
   return matches;
 }
 

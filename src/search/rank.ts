@@ -20,7 +20,8 @@ export interface RankChunk {
   symbolPath: string | null;
   /** Weighted bm25 (absent when the lexical backend did not find it). */
   lexical?: number;
-  lexicalTerms?: Set<string>;
+  /** The selected terms the chunk holds: bit `i` for the `i`-th term of `RankInput.termIdf`. */
+  lexicalTerms?: number;
   /** Cosine to the query vector (absent when not among the nearest). */
   vector?: number;
 }
@@ -35,12 +36,14 @@ export interface RankedChunk {
   score: number;
   /** Share of the query's term weight the chunk holds (lexical evidence). */
   matchedShare: number;
+  /** Which of its file's chunks it is, best first (0 for the best). */
+  round: number;
 }
 
 export interface RankInput {
   strategy: Strategy;
   analysis: QueryAnalysis;
-  /** Query terms with idf, as the lexical backend selected them. */
+  /** Query terms with idf, as the lexical backend selected them (in its order, at most 32). */
   termIdf: Map<string, number>;
   chunks: RankChunk[];
   files: Map<number, RankFile>;
@@ -118,43 +121,91 @@ export function isDocPath(path: string, language: string | null): boolean {
   return DOC_PATH.test(path) || (language !== null && DOC_LANGUAGES.has(language));
 }
 
+/** What ranking reads of a file's path, worked out once per file object. */
+interface FileFeatures {
+  pathTerms: ReadonlySet<string>;
+  test: boolean;
+  doc: boolean;
+  config: boolean;
+  vendor: boolean;
+}
+
+/** Per file (a reader's file table keeps its entries for a generation): its path's features. */
+const FILE_FEATURES = new WeakMap<RankFile, FileFeatures>();
+
+function featuresOf(file: RankFile): FileFeatures {
+  let features = FILE_FEATURES.get(file);
+  if (!features) {
+    features = {
+      pathTerms: new Set(codeTerms(file.path)),
+      test: isTestPath(file.path),
+      doc: isDocPath(file.path, file.language),
+      config: isConfigPath(file.path, file.language),
+      vendor: isVendorPath(file.path),
+    };
+    FILE_FEATURES.set(file, features);
+  }
+  return features;
+}
+
+/** The compact last segment of symbol paths seen recently (chunks repeat across queries). */
+const SYMBOL_NAMES = new Map<string, string>();
+const SYMBOL_NAMES_MAX = 50_000;
+
+function symbolName(symbolPath: string): string {
+  let name = SYMBOL_NAMES.get(symbolPath);
+  if (name === undefined) {
+    name = compactIdentifier(lastSegment(symbolPath));
+    if (SYMBOL_NAMES.size >= SYMBOL_NAMES_MAX) SYMBOL_NAMES.clear();
+    SYMBOL_NAMES.set(symbolPath, name);
+  }
+  return name;
+}
+
 /** Ranks chunks: best files first, each file's chunks together in rounds. */
 export function rankChunks(input: RankInput): RankedChunk[] {
-  const { analysis } = input;
+  const { analysis, chunks } = input;
   const base = baseScores(input);
   const totalWeight = analysis.terms.reduce(
     (sum, term) => sum + (input.termIdf.has(term.term) ? term.weight : 0),
     0,
   );
+  // Per query term, its bit in a chunk's `lexicalTerms` (-1: not selected).
+  const selected = new Map([...input.termIdf.keys()].map((term, bit) => [term, bit]));
+  const termBits = analysis.terms.map((term) => selected.get(term.term) ?? -1);
   const identifierNames = new Set(analysis.identifiers.map((word) => compactIdentifier(word)));
-  const chunkScores = new Map<number, number>();
-  for (const chunk of input.chunks) {
-    let score = base.get(chunk.id) ?? 0;
-    if (chunk.symbolPath) {
-      const name = compactIdentifier(lastSegment(chunk.symbolPath));
-      if (identifierNames.has(name)) score += RANKING.symbolName * Math.max(score, 0.2);
+  // Chunks are addressed by their position in `input.chunks`.
+  const chunkScores = new Float64Array(chunks.length);
+  for (let at = 0; at < chunks.length; at++) {
+    const chunk = chunks[at];
+    let score = base[at];
+    if (chunk.symbolPath && identifierNames.size > 0) {
+      if (identifierNames.has(symbolName(chunk.symbolPath))) {
+        score += RANKING.symbolName * Math.max(score, 0.2);
+      }
     }
     if (chunk.kind === "definition") score *= 1 + RANKING.definitionKind;
     if (input.pinned.has(chunk.id)) score += RANKING.pinned;
-    chunkScores.set(chunk.id, score);
+    chunkScores[at] = score;
   }
-  const byFile = new Map<number, RankChunk[]>();
-  for (const chunk of input.chunks) {
-    if (!byFile.has(chunk.fileId)) byFile.set(chunk.fileId, []);
-    byFile.get(chunk.fileId)!.push(chunk);
+  const byFile = new Map<number, number[]>();
+  for (let at = 0; at < chunks.length; at++) {
+    const own = byFile.get(chunks[at].fileId);
+    if (own) own.push(at);
+    else byFile.set(chunks[at].fileId, [at]);
   }
   const fileScores = new Map<number, number>();
   const pathTermTotal = [...input.termIdf.values()].reduce((a, b) => a + b, 0) || 1;
-  for (const [fileId, chunks] of byFile) {
-    chunks.sort((a, b) =>
-      chunkScores.get(b.id)! - chunkScores.get(a.id)! || a.startLine - b.startLine
+  for (const [fileId, own] of byFile) {
+    own.sort((a, b) =>
+      chunkScores[b] - chunkScores[a] || chunks[a].startLine - chunks[b].startLine
     );
-    const scores = chunks.map((chunk) => chunkScores.get(chunk.id)!);
+    const scores = own.map((at) => chunkScores[at]);
     let score = scores[0] + RANKING.secondChunk * ((scores[1] ?? 0) + 0.5 * (scores[2] ?? 0));
     const file = input.files.get(fileId)!;
-    const pathTerms = new Set(codeTerms(file.path));
+    const features = featuresOf(file);
     let pathWeight = 0;
-    for (const [term, idf] of input.termIdf) if (pathTerms.has(term)) pathWeight += idf;
+    for (const [term, idf] of input.termIdf) if (features.pathTerms.has(term)) pathWeight += idf;
     score += RANKING.pathTerms * Math.min(1, (pathWeight / pathTermTotal) * 4);
     let mention = 0;
     for (const mentioned of analysis.paths) {
@@ -163,70 +214,95 @@ export function rankChunks(input: RankInput): RankedChunk[] {
     for (const scope of analysis.scopes) mention = Math.max(mention, scopeMatch(file.path, scope));
     score += RANKING.mention * mention;
     score += RANKING.definitions * Math.min(1.5, input.definitions.get(fileId) ?? 0);
-    if (isTestPath(file.path)) score *= RANKING.testPenalty;
-    if (isDocPath(file.path, file.language)) score *= RANKING.docPenalty;
-    if (isConfigPath(file.path, file.language)) score *= RANKING.configPenalty;
-    if (isVendorPath(file.path)) score *= RANKING.vendorPenalty;
+    if (features.test) score *= RANKING.testPenalty;
+    if (features.doc) score *= RANKING.docPenalty;
+    if (features.config) score *= RANKING.configPenalty;
+    if (features.vendor) score *= RANKING.vendorPenalty;
     fileScores.set(fileId, score);
   }
   const files = [...byFile.keys()].sort((a, b) =>
     fileScores.get(b)! - fileScores.get(a)! ||
     (input.files.get(a)!.path < input.files.get(b)!.path ? -1 : 1)
   );
-  // Rounds: every file's best chunk in file order, then every file's second, …
+  // Rounds: every file's best chunk in file order, then every file's second, … (a round visits
+  // only the files with a chunk left).
   const ranked: RankedChunk[] = [];
-  const depth = Math.max(...[...byFile.values()].map((chunks) => chunks.length), 0);
-  for (let round = 0; round < depth; round++) {
-    for (const fileId of files) {
-      const chunk = byFile.get(fileId)![round];
-      if (!chunk) continue;
-      const best = chunkScores.get(byFile.get(fileId)![0].id)! || 1;
+  let open = files.map((fileId) => ({ fileId, own: byFile.get(fileId)! }));
+  for (let round = 0; open.length > 0; round++) {
+    for (const { fileId, own } of open) {
+      const at = own[round];
+      const chunk = chunks[at];
+      const best = chunkScores[own[0]] || 1;
       let matched = 0;
-      for (const term of analysis.terms) {
-        if (chunk.lexicalTerms?.has(term.term)) matched += term.weight;
+      const bits = chunk.lexicalTerms ?? 0;
+      if (bits !== 0) {
+        for (let i = 0; i < termBits.length; i++) {
+          if (termBits[i] >= 0 && (bits >>> termBits[i]) & 1) matched += analysis.terms[i].weight;
+        }
       }
       ranked.push({
         chunk,
-        score: fileScores.get(fileId)! * (chunkScores.get(chunk.id)! / best),
+        score: fileScores.get(fileId)! * (chunkScores[at] / best),
         matchedShare: totalWeight > 0 ? matched / totalWeight : 0,
+        round,
       });
     }
+    open = open.filter(({ own }) => own.length > round + 1);
   }
   return ranked;
 }
 
-/** Chunk scores in [0, 1] from the strategy's backends. */
-function baseScores(input: RankInput): Map<number, number> {
-  const scores = new Map<number, number>();
-  const lexical = input.chunks.filter((chunk) => chunk.lexical !== undefined);
-  const vector = input.chunks.filter((chunk) => chunk.vector !== undefined);
-  const maxLexical = Math.max(0, ...lexical.map((chunk) => chunk.lexical!)) || 1;
+/** Chunk scores in [0, 1] from the strategy's backends, by position in `input.chunks`. */
+function baseScores(input: RankInput): Float64Array {
+  const { chunks } = input;
+  const scores = new Float64Array(chunks.length);
+  const lexical: number[] = [];
+  const vector: number[] = [];
+  let maxLexical = 0;
+  let maxVector = 0;
+  for (let at = 0; at < chunks.length; at++) {
+    const { lexical: l, vector: v } = chunks[at];
+    if (l !== undefined) {
+      lexical.push(at);
+      if (l > maxLexical) maxLexical = l;
+    }
+    if (v !== undefined) {
+      vector.push(at);
+      if (v > maxVector) maxVector = v;
+    }
+  }
+  maxLexical ||= 1;
+  maxVector ||= 1;
   if (input.strategy === "lexical") {
-    for (const chunk of lexical) scores.set(chunk.id, chunk.lexical! / maxLexical);
+    for (const at of lexical) scores[at] = chunks[at].lexical! / maxLexical;
     return scores;
   }
-  const maxVector = Math.max(0, ...vector.map((chunk) => chunk.vector!)) || 1;
   if (input.strategy === "vector") {
-    for (const chunk of vector) scores.set(chunk.id, Math.max(0, chunk.vector!) / maxVector);
+    for (const at of vector) scores[at] = Math.max(0, chunks[at].vector!) / maxVector;
     return scores;
   }
   // Hybrid: reciprocal rank fusion of the two lists, scaled so the best possible is 1.
   const k = RANKING.rrfK;
-  const lexicalRank = rankOf(lexical, (chunk) => chunk.lexical!);
-  const vectorRank = rankOf(vector, (chunk) => chunk.vector!);
-  for (const chunk of input.chunks) {
-    const l = lexicalRank.get(chunk.id);
-    const v = vectorRank.get(chunk.id);
-    const fused = (l === undefined ? 0 : 1 / (k + l)) +
-      (v === undefined ? 0 : RANKING.vectorWeight / (k + v));
-    scores.set(chunk.id, (fused * (k + 1)) / (1 + RANKING.vectorWeight));
+  const lexicalRank = rankOf(lexical, (at) => chunks[at].lexical!, chunks.length);
+  const vectorRank = rankOf(vector, (at) => chunks[at].vector!, chunks.length);
+  for (let at = 0; at < chunks.length; at++) {
+    const l = lexicalRank[at];
+    const v = vectorRank[at];
+    const fused = (l === 0 ? 0 : 1 / (k + l)) + (v === 0 ? 0 : RANKING.vectorWeight / (k + v));
+    scores[at] = (fused * (k + 1)) / (1 + RANKING.vectorWeight);
   }
   return scores;
 }
 
-function rankOf(chunks: RankChunk[], score: (chunk: RankChunk) => number): Map<number, number> {
-  const sorted = [...chunks].sort((a, b) => score(b) - score(a));
-  return new Map(sorted.map((chunk, i) => [chunk.id, i + 1]));
+/** 1-based ranks by descending score (equal scores in list order), by position; 0 when absent. */
+function rankOf(list: number[], score: (at: number) => number, size: number): Int32Array {
+  // Scores read once into an array; the sort (stable) compares entries of it.
+  const scores = new Float64Array(list.length);
+  list.forEach((at, i) => scores[i] = score(at));
+  const order = list.map((_, i) => i).sort((a, b) => scores[b] - scores[a]);
+  const ranks = new Int32Array(size);
+  order.forEach((i, rank) => ranks[list[i]] = rank + 1);
+  return ranks;
 }
 
 /** How well a path matches a commit scope such as `async/unstable` or `http`. */
@@ -240,6 +316,10 @@ function scopeMatch(path: string, scope: string): number {
 }
 
 function lastSegment(symbolPath: string): string {
+  // Without a colon only `.` and `/` separate: the text after the last of them.
+  if (!symbolPath.includes(":")) {
+    return symbolPath.slice(Math.max(symbolPath.lastIndexOf("."), symbolPath.lastIndexOf("/")) + 1);
+  }
   const parts = symbolPath.split(/\.|::|\//);
   return parts[parts.length - 1];
 }

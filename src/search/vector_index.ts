@@ -3,11 +3,13 @@
  *
  * Layout: one WebAssembly memory, shared (a SharedArrayBuffer), holding every
  * row's int8 values exactly as the target stores them (`engine/vector.ts`
- * `quantizedBytes`; rows padded to 16 dimensions), the rows' scales, chunk
- * ids and file ids, and a few scratch slots for scans. The SIMD kernel
- * (`vector_kernel.ts`) scores every row against an int16 query; the best rows
- * are then scored again exactly (float query) and the top `limit` returned,
- * so the answer is the exact scan's.
+ * `quantizedBytes`) by column (dimension 0 of every row, then dimension 1, …;
+ * columns padded to 16 rows), the rows' scales, chunk ids and file ids, and a
+ * few scratch slots for scans. The SIMD kernel (`vector_kernel.ts`) adds up,
+ * per row, the columns of the query's non-zero dimensions times an int16
+ * query (a hashing query has a few dozen of 256: that many columns are read);
+ * the best rows are then scored again exactly (float query) and the top
+ * `limit` returned, so the answer is the exact scan's.
  *
  * An index is loaded once per (target, generation, model) and kept on the
  * target's reader until its generation moves. Because its memory is shared,
@@ -17,7 +19,14 @@
  */
 import { readQuantized } from "../engine/vector.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
-import { LANES, type ScoreFunction, scoreFunction } from "./vector_kernel.ts";
+import {
+  COLUMNS_PER_PASS,
+  LANES,
+  packWeights,
+  PASS_INTS,
+  type ScoreFunction,
+  scoreFunction,
+} from "./vector_kernel.ts";
 
 /** Scans that can run at once on one index (one per thread at a time; more wait in JS). */
 const SLOTS = 8;
@@ -40,16 +49,21 @@ export interface SharedVectorIndex {
 }
 
 export interface VectorIndex extends SharedVectorIndex {
-  stride: number;
+  /** Rows a column holds (the rows, padded to a multiple of 16): dimension `d` of row `r` is
+   * `values[d * column + r]`. */
+  column: number;
   values: Int8Array;
   scales: Float32Array;
   chunkIds: Int32Array;
   fileIds: Int32Array;
   /** One flag per scratch slot: 1 while a scan uses it. */
   locks: Int32Array;
-  /** Byte offset and size of the scratch slots (an int16 query, then one int32 per row). */
+  /** Byte offset and size of the scratch slots (the query's columns and weights, then one
+   * int32 per row). */
   slotBase: number;
   slotBytes: number;
+  /** Byte offset of a slot's sums after its list of columns. */
+  slotSums: number;
   score: ScoreFunction | null;
 }
 
@@ -109,16 +123,18 @@ function share(index: VectorIndex): SharedVectorIndex {
 
 /** Byte offsets of an index's parts in its memory. */
 function layout(rows: number, dimensions: number) {
-  const stride = Math.max(LANES, Math.ceil(dimensions / LANES) * LANES);
+  const column = Math.max(LANES, Math.ceil(rows / LANES) * LANES);
   const align = (at: number) => Math.ceil(at / 16) * 16;
-  const scales = align(rows * stride);
+  const scales = align(dimensions * column);
   const chunkIds = scales + rows * 4;
   const fileIds = chunkIds + rows * 4;
   const locks = fileIds + rows * 4;
   const slotBase = align(locks + SLOTS * 4);
-  const slotBytes = align(stride * 2 + rows * 4);
+  const passes = Math.ceil(Math.max(1, dimensions) / COLUMNS_PER_PASS);
+  const slotSums = align(passes * PASS_INTS * 4);
+  const slotBytes = slotSums + column * 4;
   const pages = Math.max(1, Math.ceil((slotBase + SLOTS * slotBytes) / PAGE));
-  return { stride, scales, chunkIds, fileIds, locks, slotBase, slotBytes, pages };
+  return { column, scales, chunkIds, fileIds, locks, slotBase, slotBytes, slotSums, pages };
 }
 
 /** The views and kernel of an index over its memory. */
@@ -134,14 +150,15 @@ function attach(shared: SharedVectorIndex): VectorIndex {
   }
   return {
     ...shared,
-    stride: at.stride,
-    values: new Int8Array(buffer, 0, rows * at.stride),
+    column: at.column,
+    values: new Int8Array(buffer, 0, dimensions * at.column),
     scales: new Float32Array(buffer, at.scales, rows),
     chunkIds: new Int32Array(buffer, at.chunkIds, rows),
     fileIds: new Int32Array(buffer, at.fileIds, rows),
     locks: new Int32Array(buffer, at.locks, SLOTS),
     slotBase: at.slotBase,
     slotBytes: at.slotBytes,
+    slotSums: at.slotSums,
     score,
   };
 }
@@ -172,7 +189,7 @@ export function loadVectorIndex(
   const memory = new WebAssembly.Memory({ initial: at.pages, maximum: at.pages, shared: true });
   const index = attach({ target, model, generation, dimensions, rows: entries.length, memory });
   entries.forEach((entry, row) => {
-    index.values.set(entry.values, row * at.stride);
+    for (let d = 0; d < dimensions; d++) index.values[d * at.column + row] = entry.values[d];
     index.scales[row] = entry.scale;
     index.chunkIds[row] = entry.chunkId;
     index.fileIds[row] = entry.fileId;
@@ -205,7 +222,8 @@ export function nearestChunks(
   };
   const wanted = options.limit * RESCORE_FACTOR + RESCORE_EXTRA;
   const best = topRows(approximate, wanted, allows);
-  const exact = best.map((row) => ({ row, score: exactScore(index, row, query) }));
+  const nonZero = nonZeroDimensions(query, dimensions);
+  const exact = best.map((row) => ({ row, score: exactScore(index, row, query, nonZero) }));
   exact.sort((a, b) => b.score - a.score || a.row - b.row);
   return exact.slice(0, options.limit).map(({ row, score }) => ({
     chunkId: index.chunkIds[row],
@@ -213,35 +231,56 @@ export function nearestChunks(
   }));
 }
 
-/** Every row's score against the query rounded to int16 (by the kernel when it can). */
+/**
+ * Every row's score against the query rounded to int16 (by the kernel when it
+ * can): the exact int32 sum of the row's values times the rounded query,
+ * added up over the query's non-zero dimensions (a zero adds nothing).
+ */
 function approximateScores(index: VectorIndex, query: Float32Array): Float64Array {
-  const { rows, stride, dimensions } = index;
+  const { rows, column, dimensions } = index;
   let max = 0;
   for (let i = 0; i < dimensions; i++) max = Math.max(max, Math.abs(query[i]));
-  const limit = Math.min(QUERY_MAX, Math.floor(0x7fffffff / (127 * stride)));
+  // The bound as when rows were padded to 16 dimensions (the same rounding, the same sums).
+  const padded = Math.max(LANES, Math.ceil(dimensions / LANES) * LANES);
+  const limit = Math.min(QUERY_MAX, Math.floor(0x7fffffff / (127 * padded)));
   const quantum = max === 0 ? 0 : limit / max;
+  const weights: [number, number][] = [];
+  for (let d = 0; d < dimensions; d++) {
+    const weight = Math.round(query[d] * quantum);
+    if (weight !== 0) weights.push([d, weight]);
+  }
   const scores = new Float64Array(rows);
   const slot = claimSlot(index);
   if (slot < 0 || !index.score) {
-    const q = new Int16Array(stride);
-    for (let i = 0; i < dimensions; i++) q[i] = Math.round(query[i] * quantum);
-    for (let row = 0; row < rows; row++) {
-      let sum = 0;
-      const offset = row * stride;
-      for (let i = 0; i < dimensions; i++) sum += index.values[offset + i] * q[i];
-      scores[row] = sum * index.scales[row];
+    const sums = new Int32Array(rows);
+    for (const [d, weight] of weights) {
+      const offset = d * column;
+      for (let row = 0; row < rows; row++) sums[row] += index.values[offset + row] * weight;
     }
+    for (let row = 0; row < rows; row++) scores[row] = sums[row] * index.scales[row];
     if (slot >= 0) Atomics.store(index.locks, slot, 0);
     return scores;
   }
   try {
     const base = index.slotBase + slot * index.slotBytes;
-    const q = new Int16Array(index.memory.buffer, base, stride);
-    q.fill(0);
-    for (let i = 0; i < dimensions; i++) q[i] = Math.round(query[i] * quantum);
-    const out = base + stride * 2;
-    index.score(0, rows, stride, base, out);
-    const sums = new Int32Array(index.memory.buffer, out, rows);
+    // Four columns a pass: their offsets, then their weights as two pairs (missing ones weigh 0).
+    const passes = Math.ceil(weights.length / COLUMNS_PER_PASS);
+    const list = new Int32Array(index.memory.buffer, base, passes * PASS_INTS);
+    list.fill(0);
+    for (let pass = 0; pass < passes; pass++) {
+      const at = pass * PASS_INTS;
+      const [w0, w1, w2, w3] = [0, 1, 2, 3].map((j) => {
+        const entry = weights[pass * COLUMNS_PER_PASS + j];
+        if (entry) list[at + j] = entry[0] * column;
+        return entry ? entry[1] : 0;
+      });
+      list[at + 4] = packWeights(w0, w1);
+      list[at + 5] = packWeights(w2, w3);
+    }
+    const out = base + index.slotSums;
+    const sums = new Int32Array(index.memory.buffer, out, column);
+    sums.fill(0);
+    if (passes > 0) index.score(0, column, base, passes, out);
     for (let row = 0; row < rows; row++) scores[row] = sums[row] * index.scales[row];
     return scores;
   } finally {
@@ -257,56 +296,147 @@ function claimSlot(index: VectorIndex): number {
   return -1;
 }
 
-/** The rows of the `count` highest scores among allowed rows (a min-heap; earlier rows win ties). */
+/** The rows of the `count` highest scores among allowed rows (earlier rows win ties). */
 function topRows(scores: Float64Array, count: number, allows: (row: number) => boolean): number[] {
-  const heap: number[] = [];
+  if (count <= 0) return [];
+  if (scores.length > count * 4) {
+    const found = rowsReaching(scores, count, allows);
+    if (found) return found;
+  }
+  return heapTopRows(scores, count, allows);
+}
+
+/**
+ * `topRows` when enough allowed rows reach the `count`-th best score of all
+ * rows: every allowed row above it and the earliest allowed rows at it (a
+ * row below it has `count` better ones). Null when too few are allowed.
+ */
+function rowsReaching(
+  scores: Float64Array,
+  count: number,
+  allows: (row: number) => boolean,
+): number[] | null {
+  const threshold = selectValue(scores.slice(), scores.length - count);
+  const found: number[] = [];
+  const tied: number[] = [];
+  for (let row = 0; row < scores.length; row++) {
+    if (scores[row] > threshold) {
+      if (allows(row)) found.push(row);
+    } else if (scores[row] === threshold) tied.push(row);
+  }
+  for (const row of tied) {
+    if (found.length >= count) break;
+    if (allows(row)) found.push(row);
+  }
+  return found.length >= count ? found : null;
+}
+
+/** The `k`-th smallest (from 0) of `values`, which are reordered (Hoare's selection). */
+function selectValue(values: Float64Array, k: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  while (low < high) {
+    const a = values[low], b = values[(low + high) >> 1], c = values[high];
+    // The median of three as the pivot: a value in the range, so both scans stop.
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i] < pivot) i++;
+      while (values[j] > pivot) j--;
+      if (i <= j) {
+        const swap = values[i];
+        values[i++] = values[j];
+        values[j--] = swap;
+      }
+    }
+    // Now low..j ≤ pivot, i..high ≥ pivot, and j+1..i-1 equal it.
+    if (k <= j) high = j;
+    else if (k >= i) low = i;
+    else return values[k];
+  }
+  return values[low];
+}
+
+/** `topRows` by a min-heap over every row. */
+function heapTopRows(
+  scores: Float64Array,
+  count: number,
+  allows: (row: number) => boolean,
+): number[] {
+  const heap = new Int32Array(count);
+  let size = 0;
   // The heap's top is its worst row: the lowest score, and the later row among equals.
   const worse = (a: number, b: number) =>
     scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
-  const siftDown = (at: number) => {
-    for (;;) {
+  const siftDown = () => {
+    for (let at = 0;;) {
       const left = at * 2 + 1;
       const right = left + 1;
       let worst = at;
-      if (left < heap.length && worse(heap[left], heap[worst])) worst = left;
-      if (right < heap.length && worse(heap[right], heap[worst])) worst = right;
+      if (left < size && worse(heap[left], heap[worst])) worst = left;
+      if (right < size && worse(heap[right], heap[worst])) worst = right;
       if (worst === at) return;
-      [heap[at], heap[worst]] = [heap[worst], heap[at]];
+      const swap = heap[at];
+      heap[at] = heap[worst];
+      heap[worst] = swap;
       at = worst;
     }
   };
   for (let row = 0; row < scores.length; row++) {
-    if (heap.length >= count && !worse(heap[0], row)) continue;
-    if (!allows(row)) continue;
-    if (heap.length < count) {
-      heap.push(row);
-      for (let at = heap.length - 1; at > 0;) {
-        const parent = (at - 1) >> 1;
-        if (!worse(heap[at], heap[parent])) break;
-        [heap[at], heap[parent]] = [heap[parent], heap[at]];
-        at = parent;
-      }
-    } else {
+    if (size === count) {
+      // Rows come in order: one scoring no more than the top is worse than it (a tie is later).
+      if (!(scores[heap[0]] < scores[row]) || !allows(row)) continue;
       heap[0] = row;
-      siftDown(0);
+      siftDown();
+      continue;
+    }
+    if (!allows(row)) continue;
+    let at = size++;
+    heap[at] = row;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!worse(heap[at], heap[parent])) break;
+      const swap = heap[at];
+      heap[at] = heap[parent];
+      heap[parent] = swap;
+      at = parent;
     }
   }
-  return heap;
+  return Array.from(heap.subarray(0, size));
 }
 
-/** A row's score against the float query, as the stored int8 values and scale give it. */
-function exactScore(index: VectorIndex, row: number, query: Float32Array): number {
-  const { values, stride, dimensions } = index;
-  const offset = row * stride;
-  // Four partial sums: fewer dependent additions per step.
+/** The dimensions where a query is not zero (a hashing query holds a few dozen of 256). */
+function nonZeroDimensions(query: Float32Array, dimensions: number): Int32Array {
+  const found: number[] = [];
+  for (let i = 0; i < dimensions; i++) if (query[i] !== 0) found.push(i);
+  return Int32Array.from(found);
+}
+
+/**
+ * A row's score against the float query, as the stored int8 values and scale
+ * give it: four partial sums (fewer dependent additions), dimension `i` added
+ * to sum `i % 4` in order, the tail after the last multiple of four to the
+ * first. Only the query's non-zero dimensions are visited: a skipped product
+ * is ±0, which leaves a sum exactly as it was.
+ */
+function exactScore(
+  index: VectorIndex,
+  row: number,
+  query: Float32Array,
+  nonZero: Int32Array,
+): number {
+  const { values, column, dimensions } = index;
+  const body = dimensions - (dimensions % 4);
   let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  let i = 0;
-  for (; i + 4 <= dimensions; i += 4) {
-    s0 += values[offset + i] * query[i];
-    s1 += values[offset + i + 1] * query[i + 1];
-    s2 += values[offset + i + 2] * query[i + 2];
-    s3 += values[offset + i + 3] * query[i + 3];
+  for (let k = 0; k < nonZero.length; k++) {
+    const i = nonZero[k];
+    const product = values[i * column + row] * query[i];
+    if (i >= body) s0 += product;
+    else if ((i & 3) === 0) s0 += product;
+    else if ((i & 3) === 1) s1 += product;
+    else if ((i & 3) === 2) s2 += product;
+    else s3 += product;
   }
-  for (; i < dimensions; i++) s0 += values[offset + i] * query[i];
   return (s0 + s1 + s2 + s3) * index.scales[row];
 }

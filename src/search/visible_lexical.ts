@@ -42,7 +42,10 @@ export class VisibleLexicon {
     return this.#visible(term).length;
   }
 
-  /** Weighted bm25 per visible chunk over the selected terms, among files `allowFile` accepts. */
+  /**
+   * Weighted bm25 per visible chunk over the selected terms (at most 32: bit `i`
+   * of a match's `terms` is the `i`-th), among files `allowFile` accepts.
+   */
   matches(
     terms: (WeightedTerm & { documents: number })[],
     allowFile: (fileId: number) => boolean,
@@ -52,7 +55,7 @@ export class VisibleLexicon {
     if (rows === 0) return matches;
     const average = this.#view.tokens / rows || 1;
     const sizes = chunkSizes(this.#reader);
-    for (const term of terms) {
+    terms.forEach((term, bit) => {
       const hits = this.#visible(term.term);
       let idf = Math.log((rows - hits.length + 0.5) / (hits.length + 0.5));
       if (idf <= 0) idf = 1e-6;
@@ -68,13 +71,11 @@ export class VisibleLexicon {
       for (const { hit, score } of scored.slice(0, ROWS_PER_TERM)) {
         if (!allowFile(hit.fileId)) continue;
         let match = matches.get(hit.chunkId);
-        if (!match) {
-          matches.set(hit.chunkId, match = { fileId: hit.fileId, score: 0, terms: new Set() });
-        }
+        if (!match) matches.set(hit.chunkId, match = { fileId: hit.fileId, score: 0, terms: 0 });
         match.score += term.weight * score;
-        match.terms.add(term.term);
+        match.terms |= 1 << bit;
       }
-    }
+    });
     return matches;
   }
 

@@ -4,7 +4,7 @@
  * bytes out, and back.
  */
 
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { constants as zlibConstants, deflateRawSync, inflateRawSync } from "node:zlib";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -115,6 +115,63 @@ export function packText(text: string): Uint8Array {
 /** The text `packText` stored. */
 export function unpackText(packed: Uint8Array): string {
   return decoder.decode(inflateRawSync(packed));
+}
+
+const LINE_FEED = 10;
+/** Slices that start after the text's first byte keep a byte-order mark, as the whole text does. */
+const innerDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+/** Stored bytes inflated beyond the guess, for compression that varies along the text. */
+const PREFIX_SLACK = 1.15;
+const PREFIX_EXTRA = 1024;
+
+/**
+ * Lines `first..last` (1-based, inclusive; `first` ≥ 1) of a text `packText`
+ * stored, joined by `\n` (fewer when the text ends first, "" when it ends
+ * before `first`): what slicing `unpackText`'s answer gives, without inflating
+ * the text after those lines. `share` guesses the part of the text they end
+ * in (0 … 1, e.g. `last` over the line count); a prefix of the stored bytes
+ * that size (with slack) is inflated, and the whole text when the guess fell
+ * short. Only the lines' bytes are decoded.
+ */
+export function unpackLines(packed: Uint8Array, first: number, last: number, share = 1): string {
+  if (last < first) return "";
+  const guess = Math.ceil(packed.length * Math.max(0, share) * PREFIX_SLACK) + PREFIX_EXTRA;
+  if (guess < packed.length) {
+    // A raw deflate stream cut anywhere inflates to a prefix of the text (sync flush: no error).
+    const prefix = inflateRawSync(packed.subarray(0, guess), {
+      finishFlush: zlibConstants.Z_SYNC_FLUSH,
+    });
+    const lines = linesOf(plainBytes(prefix), first, last, false);
+    if (lines !== null) return lines;
+  }
+  return linesOf(plainBytes(inflateRawSync(packed)), first, last, true)!;
+}
+
+/** A Node Buffer's bytes as a plain Uint8Array (whose `indexOf` is the engine's, not Node's). */
+function plainBytes(buffer: Uint8Array): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/** Lines `first..last` of UTF-8 bytes; null when `bytes` is a prefix that may end before them. */
+function linesOf(bytes: Uint8Array, first: number, last: number, whole: boolean): string | null {
+  let from = 0;
+  for (let line = 1; line < first; line++) {
+    const end = bytes.indexOf(LINE_FEED, from);
+    if (end < 0) return whole ? "" : null;
+    from = end + 1;
+  }
+  let to = from - 1;
+  for (let line = first; line <= last; line++) {
+    const end = bytes.indexOf(LINE_FEED, to + 1);
+    if (end < 0) {
+      if (!whole) return null;
+      to = bytes.length;
+      break;
+    }
+    to = end;
+  }
+  // A line feed is one byte in UTF-8 and never part of another character: the cut is clean.
+  return (from === 0 ? decoder : innerDecoder).decode(bytes.subarray(from, Math.max(from, to)));
 }
 
 function toBytes(buffer: Uint8Array): Uint8Array {

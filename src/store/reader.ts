@@ -7,7 +7,8 @@
  * index): they are dropped together when the generation the reader sees moves.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { type StatementUnit, unpackText, unpackUnits } from "./packing.ts";
+import { type StatementUnit, unpackLines, unpackText, unpackUnits } from "./packing.ts";
+import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
 import { unpackRelations } from "./relation_pack.ts";
 import type { RelationRow } from "./records.ts";
 
@@ -38,11 +39,16 @@ export interface ChunkEntry {
   symbolPath: string | null;
 }
 
-/** A chunk that holds a full-text term, with its bm25 rank (negative: lower is better). */
-export interface TermMatch {
-  chunkId: number;
-  fileId: number;
-  rank: number;
+/**
+ * The chunks that hold a full-text term, best first, in columns: row `i` is
+ * chunk `chunkIds[i]` of file `fileIds[i]` with bm25 rank `ranks[i]`
+ * (negative: lower is better).
+ */
+export interface TermMatches {
+  length: number;
+  chunkIds: Int32Array;
+  fileIds: Int32Array;
+  ranks: Float64Array;
 }
 
 /** How often a full-text term occurs in one chunk, per FTS column. */
@@ -181,6 +187,7 @@ const FILE_TABLE = new MemoKey<FileTable>("store:files");
 const PATHS = new MemoKey<Set<string>>("store:paths");
 const FILE_IDS = new MemoKey<Map<string, number>>("store:file-ids");
 const CHUNK_TABLE = new MemoKey<ChunkTable>("store:chunks");
+const TERM_DOCUMENTS = new MemoKey<Map<string, number>>("store:term-documents");
 
 /** Every chunk of a generation in columns, with its row by id and its rows by file. */
 interface ChunkTable {
@@ -198,6 +205,10 @@ interface ChunkTable {
 const TEXT_CACHE_CHARS = 1_000_000;
 /** Unpacked relation rows, and symbols, a reader keeps (of the files read last). */
 const ROW_CACHE = 20_000;
+/** Ranked full-text rows a reader keeps (of the terms matched last; 16 bytes each). */
+const TERM_ROW_CACHE = 250_000;
+/** Document frequencies of full-text terms a reader keeps (of the terms asked last). */
+const TERM_DOCUMENTS_CACHE = 20_000;
 
 /**
  * A map that keeps the entries used last up to a total weight (an entry over a
@@ -270,7 +281,8 @@ export class TargetReader {
   readonly #relations = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length);
   readonly #imports = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length + 1);
   readonly #fileSymbols = new Lru<string, StoredSymbol[]>(ROW_CACHE, (rows) => rows.length);
-  readonly #termMatches = new Lru<string, TermMatch[]>(ROW_CACHE * 4, (rows) => rows.length + 1);
+  /** 16 bytes a row: as many rows as a few megabytes hold. */
+  readonly #termMatches = new Lru<string, TermMatches>(TERM_ROW_CACHE, (rows) => rows.length + 1);
 
   /** Names the target across threads of a process (its database path), for shared caches. */
   readonly target: string;
@@ -384,11 +396,7 @@ export class TargetReader {
 
   /** The id of an indexed path, or undefined (per generation). */
   fileId(path: string): number | undefined {
-    return this.memo(FILE_IDS, () => {
-      const ids = new Map<string, number>();
-      for (const file of this.fileTable().files.values()) ids.set(file.path, file.id);
-      return ids;
-    }).get(path);
+    return this.memo(FILE_IDS, () => fileIds(this.fileTable().files)).get(path);
   }
 
   /**
@@ -405,6 +413,43 @@ export class TargetReader {
     const text = unpackText(row.text as Uint8Array);
     this.#texts.set(path, text);
     return text;
+  }
+
+  /**
+   * For each request, lines `start..end` (1-based, inclusive, at most
+   * `maxLines`) of a file's committed text, as `sliceLines` cuts them from
+   * `fileText`; null when the file is not indexed. A text not kept decoded is
+   * inflated only as far as those lines, and only they are decoded (search's
+   * snippets: most hits are one chunk of a long file).
+   */
+  fileLines(
+    requests: readonly { path: string; start: number; end: number }[],
+    maxLines = SNIPPET_LINES,
+  ): (string | null)[] {
+    const files = this.fileTable().files;
+    const ids = this.memo(FILE_IDS, () => fileIds(files));
+    return requests.map(({ path, start, end }) =>
+      this.#fileLinesOf(ids.get(path), files, path, start, end, maxLines)
+    );
+  }
+
+  #fileLinesOf(
+    id: number | undefined,
+    files: Map<number, FileEntry>,
+    path: string,
+    start: number,
+    end: number,
+    maxLines: number,
+  ): string | null {
+    if (id === undefined) return null;
+    const cached = this.#texts.get(path);
+    if (cached !== undefined) return sliceLines(cached, start, end, maxLines);
+    const row = this.#get("SELECT text FROM file_text WHERE file_id = ?", id);
+    if (!row) return null;
+    const first = Math.max(1, start);
+    const last = Math.min(end, start + maxLines - 1);
+    const lineCount = files.get(id)?.lineCount ?? 0;
+    return unpackLines(row.text as Uint8Array, first, last, lineCount > 0 ? last / lineCount : 1);
   }
 
   /**
@@ -473,44 +518,82 @@ export class TargetReader {
   chunks(ids: number[]): ChunkEntry[] {
     const table = this.#chunkTable();
     const files = this.fileTable().files;
-    const rows = ids.map((id) => table.rows.get(id)).filter((at) => at !== undefined)
-      .sort((a, b) => a - b);
-    return [...new Set(rows)].map((at) => ({
-      id: table.ids[at],
-      fileId: table.fileIds[at],
-      path: files.get(table.fileIds[at])?.path ?? "",
-      startLine: table.startLines[at],
-      endLine: table.endLines[at],
-      kind: table.kinds[at],
-      symbolPath: table.symbolPaths[at],
-    }));
+    const rows = new Int32Array(ids.length);
+    let count = 0;
+    for (const id of ids) {
+      const at = table.rows.get(id);
+      if (at !== undefined) rows[count++] = at;
+    }
+    const sorted = rows.subarray(0, count).sort();
+    const entries: ChunkEntry[] = [];
+    for (let i = 0; i < sorted.length; i++) {
+      const at = sorted[i];
+      if (i > 0 && at === sorted[i - 1]) continue;
+      entries.push({
+        id: table.ids[at],
+        fileId: table.fileIds[at],
+        path: files.get(table.fileIds[at])?.path ?? "",
+        startLine: table.startLines[at],
+        endLine: table.endLines[at],
+        kind: table.kinds[at],
+        symbolPath: table.symbolPaths[at],
+      });
+    }
+    return entries;
   }
 
-  /** How many chunks hold a full-text term (0 when none). */
+  /** How many chunks hold a full-text term (0 when none); the last terms asked stay known. */
   termDocuments(term: string): number {
-    return Number(this.#get("SELECT doc FROM source_chunks_vocab WHERE term = ?", term)?.doc ?? 0);
+    const known = this.memo(TERM_DOCUMENTS, () => new Map<string, number>());
+    let documents = known.get(term);
+    if (documents === undefined) {
+      documents = Number(
+        this.#get("SELECT doc FROM source_chunks_vocab WHERE term = ?", term)?.doc ?? 0,
+      );
+      if (known.size >= TERM_DOCUMENTS_CACHE) known.clear();
+      known.set(term, documents);
+    }
+    return documents;
   }
 
-  /** The best `limit` chunks for one FTS5 expression, by bm25 (code terms 1, path terms 2). */
-  termMatches(expression: string, limit: number): TermMatch[] {
+  /**
+   * The best `limit` chunks for each FTS5 expression, by bm25 (code terms 1,
+   * path terms 2), all of one generation.
+   */
+  termMatches(expressions: readonly string[], limit: number): TermMatches[] {
+    // The chunk table first: it moves every cache of this reader to the current generation.
+    const table = this.#chunkTable();
+    return expressions.map((expression) => this.#termMatchesOf(table, expression, limit));
+  }
+
+  #termMatchesOf(table: ChunkTable, expression: string, limit: number): TermMatches {
     // A common term costs most (bm25 of every chunk holding it) and comes back in many
     // queries: the last ones stay for the generation.
     const key = `${limit}\0${expression}`;
     const cached = this.#termMatches.get(key);
     if (cached) return cached;
-    const table = this.#chunkTable();
-    const matches: TermMatch[] = [];
-    for (
-      const row of this.#all(
-        `SELECT rowid AS id, bm25(source_chunks_fts, 1.0, 2.0) AS rank FROM source_chunks_fts
-          WHERE source_chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
-        expression,
-        limit,
-      )
-    ) {
-      const at = table.rows.get(Number(row.id));
+    // Sorted here, not by `ORDER BY rank LIMIT` (a third of the query's time): a stable sort
+    // of the rows in the order FTS5 gives them, which is how SQLite's sorter orders equal ranks.
+    const rows = this.#all(
+      `SELECT rowid AS id, bm25(source_chunks_fts, 1.0, 2.0) AS rank FROM source_chunks_fts
+        WHERE source_chunks_fts MATCH ?`,
+      expression,
+    );
+    const ranks = rows.map((row) => row.rank as number);
+    const order = ranks.map((_, i) => i).sort((a, b) => ranks[a] - ranks[b]);
+    const kept = Math.min(order.length, Math.max(0, limit));
+    const matches: TermMatches = {
+      length: 0,
+      chunkIds: new Int32Array(kept),
+      fileIds: new Int32Array(kept),
+      ranks: new Float64Array(kept),
+    };
+    for (let i = 0; i < kept; i++) {
+      const at = table.rows.get(Number(rows[order[i]].id));
       if (at === undefined) continue;
-      matches.push({ chunkId: table.ids[at], fileId: table.fileIds[at], rank: row.rank as number });
+      matches.chunkIds[matches.length] = table.ids[at];
+      matches.fileIds[matches.length] = table.fileIds[at];
+      matches.ranks[matches.length++] = ranks[order[i]];
     }
     this.#termMatches.set(key, matches);
     return matches;
@@ -1110,4 +1193,11 @@ function sumVarints(blob: Uint8Array): number {
     total += value;
   }
   return total;
+}
+
+/** File ids by path. */
+function fileIds(files: Map<number, FileEntry>): Map<string, number> {
+  const ids = new Map<string, number>();
+  for (const file of files.values()) ids.set(file.path, file.id);
+  return ids;
 }

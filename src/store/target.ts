@@ -175,9 +175,12 @@ export function markDamaged(location: TargetLocation): void {
 
 /** True when the target file now linked was found damaged (a replacement clears it). */
 export function isMarkedDamaged(location: TargetLocation): boolean {
+  const path = join(location.directory, DAMAGED_FILE);
+  // Asked before every read and almost always absent: a stat costs less than a failed read's error.
+  if (!existsSync(path)) return false;
   let marked: string;
   try {
-    marked = Deno.readTextFileSync(join(location.directory, DAMAGED_FILE));
+    marked = Deno.readTextFileSync(path);
   } catch {
     return false;
   }

@@ -1,0 +1,171 @@
+/**
+ * What search's cheaper paths must give exactly as the plain ones did: lines
+ * read from a prefix of a stored text, the best lexical matches picked without
+ * sorting them all, the first matching line of a snippet found with a cheap
+ * pre-check, and a search's snippets cut from the committed text.
+ */
+import assert from "node:assert/strict";
+import { bestMatches, firstMatchingLine } from "../src/actions/search.ts";
+import { sliceLines } from "../src/engine/lines.ts";
+import { codeTerms } from "../src/engine/tokenizer.ts";
+import { packText, unpackLines, unpackText } from "../src/store/packing.ts";
+import type { TargetReader } from "../src/store/reader.ts";
+import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
+import { seededRandom } from "./_random.ts";
+
+const PIECES = [
+  "def f(x):",
+  "    return x",
+  "",
+  "\r",
+  "Größe",
+  "日本語のテキスト",
+  "\uFEFFbom inside",
+  "σφάλμα ΣΑΣ",
+  "😀 emoji",
+  "x".repeat(300),
+  "class A:  # comment",
+];
+
+function randomText(next: () => number): string {
+  const lines: string[] = [];
+  const count = Math.floor(next() * 400);
+  for (let i = 0; i < count; i++) lines.push(PIECES[Math.floor(next() * PIECES.length)]);
+  let text = lines.join("\n");
+  if (next() < 0.3) text += "\n";
+  if (next() < 0.2) text = "\uFEFF" + text;
+  return text;
+}
+
+Deno.test("lines read from a prefix of a stored text are the whole text's lines", () => {
+  const next = seededRandom(12);
+  for (let round = 0; round < 200; round++) {
+    const text = randomText(next);
+    const packed = packText(text);
+    const whole = unpackText(packed);
+    const lineCount = whole.split("\n").length;
+    for (let probe = 0; probe < 20; probe++) {
+      const start = Math.floor(next() * (lineCount + 3)) - 1;
+      const end = start + Math.floor(next() * 60) - 5;
+      const maxLines = 1 + Math.floor(next() * 50);
+      // A right guess, none at all, and wrong ones (too short falls back to the whole text).
+      const share = [0, 1, next(), Math.max(1, end) / lineCount][probe % 4];
+      const first = Math.max(1, start);
+      const last = Math.min(end, start + maxLines - 1);
+      assert.equal(
+        unpackLines(packed, first, last, share),
+        sliceLines(whole, start, end, maxLines),
+        `round ${round}: lines ${start}..${end} (at most ${maxLines}), share ${share}`,
+      );
+    }
+  }
+});
+
+Deno.test("the best matches are a stable sort's first ones, ties included", () => {
+  const next = seededRandom(3);
+  for (let round = 0; round < 300; round++) {
+    const matches = new Map<number, { score: number }>();
+    const size = Math.floor(next() * 60);
+    // Few distinct scores: many ties, at the cut too.
+    for (let i = 0; i < size; i++) {
+      matches.set(Math.floor(next() * 1e6), { score: Math.floor(next() * 6) / 2 });
+    }
+    const count = Math.floor(next() * 70);
+    const expected = [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
+      .slice(0, count);
+    assert.deepEqual(bestMatches(matches, count), expected, `round ${round}`);
+  }
+});
+
+Deno.test("the first matching line of a snippet is the line whose code terms hold a query term", () => {
+  const next = seededRandom(5);
+  const words = [
+    "get_coeff",
+    "Generator",
+    "ΣΑΣΒα",
+    "σας",
+    "os.path",
+    "x-y",
+    "$el",
+    "HTTPServer2",
+    "größe",
+    "plain",
+    "İstanbul",
+  ];
+  const reference = (snippet: string, terms: ReadonlySet<string>, startLine: number) => {
+    const lines = snippet.split("\n");
+    const at = lines.findIndex((line) => codeTerms(line).some((term) => terms.has(term)));
+    return at < 0 ? startLine : startLine + at;
+  };
+  for (let round = 0; round < 500; round++) {
+    const lines = Array.from(
+      { length: 1 + Math.floor(next() * 6) },
+      () =>
+        Array.from(
+          { length: Math.floor(next() * 4) },
+          () => words[Math.floor(next() * words.length)],
+        ).join(next() < 0.5 ? " " : ""),
+    );
+    const query = words.filter(() => next() < 0.25).join(" ");
+    const terms = new Set(codeTerms(query));
+    const snippet = lines.join("\n");
+    assert.equal(
+      firstMatchingLine(snippet, terms, 10),
+      reference(snippet, terms, 10),
+      `${JSON.stringify(snippet)} for ${query}`,
+    );
+  }
+});
+
+Deno.test("search's snippets are the chunk's lines of the committed text, deep in a long file too", async () => {
+  const body: string[] = [];
+  for (let i = 0; i < 3000; i++) {
+    body.push(`def helper_${i}(value):`, `    return value * ${i} + ${i % 7}`, "");
+  }
+  body.push("def sextant_needle_function(argument):", "    return argument", "");
+  const root = fixtureRepository({ "pkg/long.py": body.join("\n"), "pkg/small.py": "x = 1\n" });
+  await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    const repo = workspace.repositories[0];
+    // The committed text read on another connection: the workspace's reader keeps none decoded.
+    const db = openTarget(workspace);
+    const row = db.prepare(
+      `SELECT t.text AS text FROM file_text t JOIN source_files f ON f.id = t.file_id
+        WHERE f.path = 'pkg/long.py'`,
+    ).get() as { text: Uint8Array };
+    db.close();
+    const text = unpackText(row.text);
+    assert.equal(text, body.join("\n"));
+    for (const query of ["sextant_needle_function", "helper_1500", "helper_2", "value"]) {
+      const answer = await run("search", { query, limit: 10 });
+      assert.ok(answer.results.length > 0, query);
+      for (const hit of answer.results) {
+        assert.equal(hit.snippet, sliceLines(text, hit.start_line, hit.end_line), query);
+      }
+    }
+    const needle = await run("search", { query: "sextant_needle_function", limit: 1 });
+    assert.equal(needle.results[0].match_line, 9001);
+    // Every chunk of the file, read as search reads it, against the committed text.
+    workspace.withReader(repo, (reader: TargetReader) => {
+      const id = reader.fileId("pkg/long.py")!;
+      for (let line = 1; line <= 9004; line += 37) {
+        const chunk = reader.chunkAt(id, line);
+        if (chunk === null) continue;
+        const [entry] = reader.chunks([chunk]);
+        // No decoded text is kept: these are read from prefixes of the stored bytes.
+        assert.deepEqual(
+          reader.fileLines([
+            { path: entry.path, start: entry.startLine, end: entry.endLine },
+            { path: entry.path, start: entry.startLine, end: entry.endLine + 100 },
+            { path: "pkg/absent.py", start: 1, end: 2 },
+          ], 12),
+          [
+            sliceLines(text, entry.startLine, entry.endLine, 12),
+            sliceLines(text, entry.startLine, entry.endLine + 100, 12),
+            null,
+          ],
+        );
+      }
+    });
+  });
+});
