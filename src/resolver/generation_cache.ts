@@ -8,8 +8,11 @@
  */
 import { MemoKey, type TargetReader } from "../store/reader.ts";
 
-/** Rows (and text lines) a reader keeps for the resolver at most. */
-export const GENERATION_CACHE_WEIGHT = 400_000;
+/**
+ * Rows (and lines of text) a reader keeps for the resolver at most: about 150k records of
+ * ~200 bytes, ~30 MB per reader at worst (each query Worker has its own readers).
+ */
+export const GENERATION_CACHE_WEIGHT = 150_000;
 
 /** A map that keeps the entries used last up to a total weight (an entry over a quarter of it is not kept). */
 export class GenerationCache {
