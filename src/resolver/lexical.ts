@@ -77,7 +77,7 @@ export function localVariable(scope: Scope, site: Site, name: string): SymbolRec
   const mayBind = scope.store.derived(
     site.repo,
     `may-bind\0${site.path}\0${style}\0${name}`,
-    () => mayBindLocally(style, scope.store.fileLines(site.repo, site.path) ?? [], name),
+    () => mayBindLocally(style, scope.store.fileText(site.repo, site.path) ?? "", name),
     () => 1,
   );
   if (!mayBind) return null;

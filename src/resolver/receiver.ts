@@ -230,17 +230,21 @@ function namePatterns(style: LocalsStyle, name: string): NamePatterns {
  * nothing in any function of the file. Only the line-pattern styles (Python, Go) are told;
  * ECMAScript parameters are read from the header's structure, so it always says true.
  */
-export function mayBindLocally(
-  style: LocalsStyle,
-  lines: readonly string[],
-  name: string,
-): boolean {
+export function mayBindLocally(style: LocalsStyle, text: string, name: string): boolean {
   if (style === "ecmascript") return true;
   if (!/^[A-Za-z_$][\w$]*$/.test(name)) return false;
   const { header, patterns } = namePatterns(style, name);
-  return lines.some((line) =>
-    line.includes(name) && (header.test(line) || patterns.some((pattern) => pattern.test(line)))
-  );
+  // Each line holding the name, found by searching the text (not by visiting every line).
+  for (let at = text.indexOf(name); at >= 0;) {
+    const start = text.lastIndexOf("\n", at) + 1;
+    const newline = text.indexOf("\n", at);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(start, end);
+    if (header.test(line) || patterns.some((pattern) => pattern.test(line))) return true;
+    if (newline < 0) break;
+    at = text.indexOf(name, end + 1);
+  }
+  return false;
 }
 
 /** The bracket depth after a line, from the depth at its start (strings and comments skipped). */
