@@ -41,6 +41,7 @@ const { values } = parseArgs({
     json: { type: "string" },
     top: { type: "string" },
     cpuprofile: { type: "string" },
+    answers: { type: "string" },
     names: { type: "string" },
   },
 });
@@ -119,6 +120,8 @@ function quantile(sorted: number[], q: number): number {
 }
 
 const report: Record<string, unknown> = {};
+// Every answer, one JSON line each (trace ids and timings left out), to diff two builds.
+const answers: string[] | null = values.answers ? [] : null;
 // A CPU profile of the timed calls (node:inspector), summarised by self and total time.
 const session = values.cpuprofile ? new Session() : null;
 const post = (method: string, params?: object) =>
@@ -146,6 +149,7 @@ for (const action of actions) {
       try {
         const answer = await call(d);
         const cpu = threadCpuMs() - cpuBefore;
+        if (answers) answers.push(JSON.stringify([action, d.name, withoutTimes(answer)]));
         const data = (answer.data ?? {}) as Record<string, unknown>;
         samples.push({
           name: d.name,
@@ -199,6 +203,7 @@ for (const action of actions) {
   }
   report[action] = { summary, samples };
 }
+if (values.answers) Deno.writeTextFileSync(values.answers, answers!.join("\n") + "\n");
 if (values.json) Deno.writeTextFileSync(values.json, JSON.stringify(report, null, 1));
 workspace.close();
 target.cleanup();
@@ -253,4 +258,15 @@ function summariseProfile(profile: CpuProfile, count: number): void {
   };
   show("self", self);
   show("total", total);
+}
+
+/** An answer without what differs from run to run (trace id, timings). */
+function withoutTimes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTimes);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => key !== "trace_id" && !/(^|_)ms$|^timings?$|elapsed/.test(key))
+      .map(([key, item]) => [key, withoutTimes(item)]),
+  );
 }
