@@ -8,7 +8,6 @@ import type { Envelope, NavigationData, ResultHit } from "../protocol/types.ts";
 import { WireError } from "../protocol/errors.ts";
 import { normaliseRequestPath } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
-import { sliceLines } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, pageOf, readCursor } from "./paging.ts";
 import { ScopeStore } from "../resolver/store.ts";
@@ -243,7 +242,6 @@ function definitionAnswer(answer: Answer, subject: Subject, store: ScopeStore): 
 }
 
 function definitionHit(symbol: SymbolRecord, store: ScopeStore): ResultHit {
-  const text = store.fileText(symbol.repo, symbol.path) ?? "";
   return {
     repo: symbol.repo,
     path: symbol.path,
@@ -255,7 +253,7 @@ function definitionHit(symbol: SymbolRecord, store: ScopeStore): ResultHit {
     language: symbol.language,
     source_kind: "local",
     score: 1,
-    snippet: sliceLines(text, symbol.startLine, symbol.endLine, 12),
+    snippet: store.snippet(symbol.repo, symbol.path, symbol.startLine, symbol.endLine, 12),
     name: symbol.name,
     start_column: symbol.startCol,
   };
@@ -369,7 +367,6 @@ function graphAnswer(
 
 function siteHit(edge: GraphEdge, store: ScopeStore): ResultHit {
   const r = edge.relation;
-  const text = store.fileText(r.repo, r.path) ?? "";
   return {
     repo: r.repo,
     path: r.path,
@@ -383,7 +380,7 @@ function siteHit(edge: GraphEdge, store: ScopeStore): ResultHit {
     language: r.language,
     source_kind: "local",
     score: 0,
-    snippet: sliceLines(text, r.startLine, r.endLine, 3),
+    snippet: store.snippet(r.repo, r.path, r.startLine, r.endLine, 3),
   };
 }
 
@@ -439,11 +436,19 @@ function dynamicLimitations(store: ScopeStore, answer: Answer, subject: Subject)
   for (const file of files.values()) {
     // A package's own reflection is its business, not a limit of this answer.
     if (store.dependency(file.repo)) continue;
-    const text = store.fileText(file.repo, file.path);
-    if (text === null) continue;
-    for (
-      const site of dynamicSites({ ...file, family: languageFamily(file.language), text, max: 3 })
-    ) {
+    if (!store.allowed(file.repo, file.path)) continue;
+    // Read once per generation of the target: the same files come back answer after answer.
+    const found = store.derived(
+      file.repo,
+      `dynamic-sites\0${file.path}\0${file.language}`,
+      () => {
+        const text = store.fileText(file.repo, file.path);
+        const family = languageFamily(file.language);
+        return text === null ? null : dynamicSites({ ...file, family, text, max: 3 });
+      },
+      (sites) => sites?.length ?? 0,
+    );
+    for (const site of found ?? []) {
       out.push(
         `${site.what} at ${site.repo}:${site.path}:${site.line}${
           site.text ? ` (${site.text})` : ""

@@ -16,8 +16,18 @@ import {
 } from "./binding.ts";
 import type { SymbolRecord } from "./types.ts";
 
-/** What an import of the site's file binds to `name`, or null when none does. */
+/**
+ * What an import of the site's file binds to `name`, or null when none does (the same for
+ * every site of a file: made once per file and name).
+ */
 export function importBinding(scope: Scope, site: Site, name: string): Binding | null {
+  return scope.store.memo(
+    `importBinding\0${site.repo}\0${site.path}\0${site.language}\0${name}`,
+    () => importBindingOf(scope, site, name),
+  );
+}
+
+function importBindingOf(scope: Scope, site: Site, name: string): Binding | null {
   const imports = scope.store.importsOfFile(site.repo, site.path);
   const rules = familyRules(site.language);
   const explicit = imports.filter((i) =>
@@ -100,8 +110,18 @@ export function exportedDefinition(
   scope: Scope,
   options: { repo: string; files: string[]; name: string; hops?: number },
 ): Binding {
-  const { repo, files, name } = options;
   const hops = options.hops ?? 0;
+  return scope.store.memo(
+    `exportedDefinition\0${options.repo}\0${options.files.join("\0")}\0${options.name}\0${hops}`,
+    () => exportedDefinitionOf(scope, { ...options, hops }),
+  );
+}
+
+function exportedDefinitionOf(
+  scope: Scope,
+  options: { repo: string; files: string[]; name: string; hops: number },
+): Binding {
+  const { repo, files, name, hops } = options;
   const store = scope.store;
   const defined = topLevelNamed(store, { repo, files, name });
   if (defined.length > 0) {

@@ -3,7 +3,7 @@
  * from where it stands, and the parameters, locals and type parameters of the enclosing
  * definitions (read from the committed text: locals are not indexed).
  */
-import { localBinding, receiverType } from "./receiver.ts";
+import { type BodyDepths, localBinding, mayBindLocally, receiverType } from "./receiver.ts";
 import { familyRules } from "./families.ts";
 import {
   ancestorsOf,
@@ -28,7 +28,7 @@ export function lexicalDefinition(
   name: string,
 ): { symbol: SymbolRecord; guessed: boolean; evidence?: Evidence } | null {
   const store = scope.store;
-  const symbols = store.symbolsInFile(site.repo, site.path).filter((s) => s.name === name);
+  const symbols = store.symbolsInFileNamed(site.repo, site.path, name);
   const implicit = familyRules(site.language).implicitReceiver;
   if (symbols.length === 0 && !implicit) return null;
   const scopes = [...[...ancestorsOf(store, site.from)].map((node) => node.id), null];
@@ -71,13 +71,35 @@ export function localVariable(scope: Scope, site: Site, name: string): SymbolRec
   if (!from || !(from.kind === "function" || from.kind === "method")) return null;
   const style = familyRules(site.language).locals;
   if (!style) return null;
-  const text = scope.store.fileText(site.repo, site.path);
-  if (text === null) return null;
+  if (!scope.store.allowed(site.repo, site.path)) return null;
+  // Most names a walk resolves are bound nowhere in their file but by imports: asked once per
+  // file and name, then no function of the file is read for them.
+  const mayBind = scope.store.derived(
+    site.repo,
+    `may-bind\0${site.path}\0${style}\0${name}`,
+    () => mayBindLocally(style, scope.store.fileText(site.repo, site.path) ?? "", name),
+    () => 1,
+  );
+  if (!mayBind) return null;
+  // The function's own lines (a use outside it, e.g. on a decorator, reads the file's).
+  const lines = from.startLine <= site.line && site.line <= from.endLine
+    ? scope.store.linesOf(site.repo, site.path, from.startLine, from.endLine)
+      ?.slice(0, site.line - from.startLine + 1)
+    : scope.store.fileLines(site.repo, site.path)?.slice(from.startLine - 1, site.line);
+  if (!lines) return null;
+  // One function's bracket depths serve every name looked up in it.
+  const depths = scope.store.derived(
+    site.repo,
+    `depths\0${site.path}\0${from.startLine}\0${style}`,
+    (): BodyDepths => ({ start: -1, depths: [] }),
+    () => from.endLine - from.startLine,
+  );
   const found = localBinding({
     style,
-    lines: text.split("\n").slice(from.startLine - 1, site.line),
+    lines,
     name,
     useLineOffset: site.line - from.startLine,
+    depths,
   });
   if (!found) return null;
   const line = from.startLine + found.line;
@@ -101,9 +123,8 @@ function typeParameterAt(scope: Scope, site: Site, name: string): SymbolRecord |
   if (!familyRules(site.language).typeParameters || !/^[A-Za-z_$][\w$]*$/.test(name)) {
     return null;
   }
-  const text = scope.store.fileText(site.repo, site.path);
-  if (text === null) return null;
-  const lines = text.split("\n");
+  const lines = scope.store.fileLines(site.repo, site.path);
+  if (lines === null) return null;
   for (const node of ancestorsOf(scope.store, site.from)) {
     const header = lines.slice(node.startLine - 1, Math.min(node.endLine, node.startLine + 15))
       .join("\n");
@@ -176,10 +197,15 @@ export function typeParameterOffset(
 export function localVariableType(scope: Scope, site: Site, variable: string) {
   const style = familyRules(site.language).receivers;
   if (!style) return null;
-  const text = scope.store.fileText(site.repo, site.path);
-  if (text === null) return null;
-  const start = site.from ? site.from.startLine : 1;
-  const lines = text.split("\n").slice(start - 1, site.line);
+  const from = site.from;
+  const lines = from && from.startLine <= site.line && site.line <= from.endLine
+    ? scope.store.linesOf(site.repo, site.path, from.startLine, from.endLine)
+      ?.slice(0, site.line - from.startLine + 1)
+    : scope.store.fileLines(site.repo, site.path)?.slice(
+      (from ? from.startLine : 1) - 1,
+      site.line,
+    );
+  if (!lines) return null;
   return receiverType({
     style,
     variable,

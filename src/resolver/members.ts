@@ -289,8 +289,8 @@ function enclosingClass(scope: Scope, from: SymbolRecord | null): SymbolRecord |
 /** The type an attribute of a class is given (`self.x = T(…)`, a field `x: T`). */
 function attributeTypeOf(scope: Scope, owner: SymbolRecord, attribute: string) {
   const field = scope.store.childrenOf(owner).find((s) => s.name === attribute);
-  const text = scope.store.fileText(owner.repo, owner.path) ?? "";
-  const classText = text.split("\n").slice(owner.startLine - 1, owner.endLine).join("\n");
+  const lines = scope.store.fileLines(owner.repo, owner.path) ?? [""];
+  const classText = lines.slice(owner.startLine - 1, owner.endLine).join("\n");
   return attributeType({
     style: familyRules(owner.language).receivers,
     attribute,

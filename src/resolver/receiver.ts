@@ -140,24 +140,38 @@ export function attributeType(options: {
 }
 
 /**
- * Where a name is bound as a parameter or local variable in a function's text
- * (lines from the definition's first line up to the use): the latest binding
- * before the use, else the parameter; null when the name is not local.
+ * Bracket depth at the start of each line of one function's body, from line
+ * `start` on (lines before the body are never asked): filled as far as a use
+ * needs and kept, so every name looked up in the function reads each line once.
  */
-export function localBinding(options: {
-  style: LocalsStyle;
-  lines: string[];
-  name: string;
-  useLineOffset: number;
-}): { line: number; column: number; parameter: boolean } | null {
-  const { style, lines, name } = options;
-  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return null;
+export interface BodyDepths {
+  /** The first line (offset in the function) the depths count from; -1 before any. */
+  start: number;
+  /** `depths[k]`: the depth at the start of line `start + k`. */
+  depths: number[];
+}
+
+/** One style's binding patterns of one name (compiled once, kept: they hold no state). */
+interface NamePatterns {
+  header: RegExp;
+  patterns: RegExp[];
+  /** The first patterns of each list are plain assignments. */
+  assignmentPatterns: number;
+  /** Patterns (by index) that bind a nested function's parameter. */
+  parameterPatterns: ReadonlySet<number>;
+}
+
+const PATTERN_CACHE = new Map<string, NamePatterns>();
+const PATTERN_CACHE_SIZE = 20_000;
+
+function namePatterns(style: LocalsStyle, name: string): NamePatterns {
+  const key = `${style}\0${name}`;
+  let found = PATTERN_CACHE.get(key);
+  if (found) return found;
   const n = name.replace(/\$/g, "\\$");
   let patterns: RegExp[];
   let header: RegExp;
-  /** The first patterns of each list are plain assignments. */
   let assignmentPatterns = 2;
-  /** Patterns (by index) that bind a nested function's parameter. */
   let parameterPatterns = new Set<number>();
   if (style === "python") {
     header = new RegExp(`(?:[(,]|^)\\s*\\*{0,2}(${n})\\s*[:=,)]`);
@@ -199,8 +213,67 @@ export function localBinding(options: {
     ];
   }
   // Indices ("d") give the column of the captured name itself.
-  header = new RegExp(header.source, "d");
-  patterns = patterns.map((pattern) => new RegExp(pattern.source, "d"));
+  found = {
+    header: new RegExp(header.source, "d"),
+    patterns: patterns.map((pattern) => new RegExp(pattern.source, "d")),
+    assignmentPatterns,
+    parameterPatterns,
+  };
+  if (PATTERN_CACHE.size >= PATTERN_CACHE_SIZE) PATTERN_CACHE.clear();
+  PATTERN_CACHE.set(key, found);
+  return found;
+}
+
+/**
+ * Whether any line of a file could bind `name` as a parameter or local (some binding pattern
+ * of the style matches a line holding it, wherever it stands): when not, `localBinding` finds
+ * nothing in any function of the file. Only the line-pattern styles (Python, Go) are told;
+ * ECMAScript parameters are read from the header's structure, so it always says true.
+ */
+export function mayBindLocally(style: LocalsStyle, text: string, name: string): boolean {
+  if (style === "ecmascript") return true;
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return false;
+  const { header, patterns } = namePatterns(style, name);
+  // Each line holding the name, found by searching the text (not by visiting every line).
+  for (let at = text.indexOf(name); at >= 0;) {
+    const start = text.lastIndexOf("\n", at) + 1;
+    const newline = text.indexOf("\n", at);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(start, end);
+    if (header.test(line) || patterns.some((pattern) => pattern.test(line))) return true;
+    if (newline < 0) break;
+    at = text.indexOf(name, end + 1);
+  }
+  return false;
+}
+
+/** The bracket depth after a line, from the depth at its start (strings and comments skipped). */
+function depthAfter(depth: number, line: string): number {
+  const code = line.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""').replace(/#.*$|\/\/.*$/, "");
+  for (const char of code) {
+    if ("([{".includes(char)) depth++;
+    else if (")]}".includes(char)) depth = Math.max(0, depth - 1);
+  }
+  return depth;
+}
+
+/**
+ * Where a name is bound as a parameter or local variable in a function's text
+ * (lines from the definition's first line up to the use): the latest binding
+ * before the use, else the parameter; null when the name is not local. With
+ * `depths` (one per function), the bracket depths of its lines are kept for the
+ * next name looked up in it.
+ */
+export function localBinding(options: {
+  style: LocalsStyle;
+  lines: string[];
+  name: string;
+  useLineOffset: number;
+  depths?: BodyDepths;
+}): { line: number; column: number; parameter: boolean } | null {
+  const { style, lines, name } = options;
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return null;
+  const { header, patterns, assignmentPatterns, parameterPatterns } = namePatterns(style, name);
   const columnOf = (match: RegExpExecArray): number => {
     const indices = match.indices!;
     return (indices[1] ?? indices[2])![0] + 1;
@@ -211,50 +284,55 @@ export function localBinding(options: {
   while (headerEnd < Math.min(lines.length - 1, 30) && !bodyOpens.test(lines[headerEnd])) {
     headerEnd++;
   }
-  let found: { line: number; column: number; parameter: boolean } | null = null;
+  // Assignments count only at bracket depth 0 (not `name=value` arguments of a call) and
+  // before the use's line (`x = x + 1` uses the previous binding); loop and `as` targets
+  // bind on their own line. The latest binding before (or on) the use line wins, so lines
+  // are read from the use up; every pattern holds the name, so a line without it binds
+  // nothing.
+  const start = headerEnd + 1;
+  let depths: BodyDepths | null = null;
+  const depthAt = (i: number): number => {
+    if (!depths) {
+      depths = options.depths ?? { start, depths: [] };
+      if (depths.start !== start) (depths.start = start, depths.depths = []);
+    }
+    const known = depths.depths;
+    if (known.length === 0) known.push(0);
+    while (known.length <= i - start) {
+      const k = known.length;
+      known.push(depthAfter(known[k - 1], lines[start + k - 1]));
+    }
+    return known[i - start];
+  };
+  const last = Math.min(options.useLineOffset, lines.length - 1);
+  for (let i = last; i >= start; i--) {
+    const line = lines[i];
+    if (!line.includes(name)) continue;
+    for (const [index, pattern] of patterns.entries()) {
+      const assignment = index < assignmentPatterns;
+      if (assignment && (i === options.useLineOffset || depthAt(i) > 0)) continue;
+      const match = pattern.exec(line);
+      if (!match) continue;
+      return { line: i, column: columnOf(match), parameter: parameterPatterns.has(index) };
+    }
+  }
   if (style === "ecmascript") {
     // Only the parameter list itself: names in a return type or in a function type written
     // in an annotation (`): T =>`, `(cb: (x: T) => void)`) are not parameters.
     const at = jsParameter(lines.slice(0, headerEnd + 1).join("\n"), name);
-    if (at !== null) {
-      const before = lines.slice(0, headerEnd + 1).join("\n").slice(0, at).split("\n");
-      found = {
-        line: before.length - 1,
-        column: before[before.length - 1].length + 1,
-        parameter: true,
-      };
-    }
-  } else {
-    for (let i = 0; i <= headerEnd && i < lines.length; i++) {
-      const match = header.exec(lines[i]);
-      if (!match) continue;
-      found = { line: i, column: columnOf(match), parameter: true };
-      break;
-    }
+    if (at === null) return null;
+    const before = lines.slice(0, headerEnd + 1).join("\n").slice(0, at).split("\n");
+    return {
+      line: before.length - 1,
+      column: before[before.length - 1].length + 1,
+      parameter: true,
+    };
   }
-  // Assignments count only at bracket depth 0 (not `name=value` arguments of a call) and
-  // before the use's line (`x = x + 1` uses the previous binding); loop and `as` targets
-  // bind on their own line.
-  let depth = 0;
-  for (let i = headerEnd + 1; i <= options.useLineOffset && i < lines.length; i++) {
-    const line = lines[i];
-    const depthAtStart = depth;
-    const code = line.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""').replace(/#.*$|\/\/.*$/, "");
-    for (const char of code) {
-      if ("([{".includes(char)) depth++;
-      else if (")]}".includes(char)) depth = Math.max(0, depth - 1);
-    }
-    for (const [index, pattern] of patterns.entries()) {
-      const assignment = index < assignmentPatterns;
-      if (assignment && (depthAtStart > 0 || i === options.useLineOffset)) continue;
-      const match = pattern.exec(line);
-      if (!match) continue;
-      // The latest binding before (or on) the use line wins.
-      found = { line: i, column: columnOf(match), parameter: parameterPatterns.has(index) };
-      break;
-    }
+  for (let i = 0; i <= headerEnd && i < lines.length; i++) {
+    const match = header.exec(lines[i]);
+    if (match) return { line: i, column: columnOf(match), parameter: true };
   }
-  return found;
+  return null;
 }
 
 /**

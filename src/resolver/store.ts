@@ -5,6 +5,7 @@
  * a file or a symbol, so the rows read follow what the answer touches.
  */
 import { dirname } from "node:path";
+import { type GenerationCache, generationCache } from "./generation_cache.ts";
 import { readConfinedText } from "../indexer/confined.ts";
 import { pathJudge } from "../indexer/inventory.ts";
 import { visibleView } from "../workspace/visible.ts";
@@ -55,8 +56,16 @@ export class ScopeStore {
   readonly #visible: Map<string, Repository>;
   readonly #scopes = new Map<string, string[]>();
   readonly #texts = new Map<string, string | null>();
+  readonly #lines = new Map<string, string[] | null>();
+  readonly #memo = new Map<string, unknown>();
+  /** The reader of each repository this request has read, once opened. */
+  readonly #readers = new Map<string, TargetReader>();
+  /** The generation cache of each repository this request has read. */
+  readonly #caches = new Map<string, GenerationCache>();
   readonly #symbols = new Map<string, SymbolRecord | null>();
   readonly #fileSymbols = new Map<string, SymbolRecord[]>();
+  readonly #fileNames = new Map<string, Map<string, SymbolRecord[]>>();
+  readonly #fileChildren = new Map<string, Map<string, SymbolRecord[]>>();
   readonly #fileImports = new Map<string, RelationRecord[]>();
   readonly #named = new Map<string, SymbolRecord[]>();
   /** Rows read from targets while answering: the measured cost of a request. */
@@ -231,7 +240,7 @@ export class ScopeStore {
       const key = `${repo}\0${name}`;
       let rows = this.#named.get(key);
       if (!rows) {
-        rows = this.#symbolRows(repo, (reader) => reader.symbolsNamed(name));
+        rows = this.#symbolRows(repo, `named\0${name}`, (reader) => reader.symbolsNamed(name));
         this.#named.set(key, rows);
       }
       out.push(...rows);
@@ -257,7 +266,9 @@ export class ScopeStore {
     const out: SymbolRecord[] = [];
     for (const repo of repos) {
       if (!this.#restricted(repo)) {
-        out.push(...this.#symbolRows(repo, (reader) => reader.symbolsWithPrefix(prefix, limit)));
+        out.push(
+          ...this.#symbolRows(repo, null, (reader) => reader.symbolsWithPrefix(prefix, limit)),
+        );
         continue;
       }
       // The first `limit` visible rows in the index's order, which hidden rows do not change.
@@ -265,7 +276,7 @@ export class ScopeStore {
         const read = this.#read(repo, (reader) => reader.symbolsWithPrefix(prefix, want)) ?? [];
         const visible = read.filter((row) => this.allowed(repo, row.path));
         if (visible.length >= limit || read.length < want) {
-          out.push(...this.#symbolRows(repo, () => visible.slice(0, limit)));
+          out.push(...this.#symbolRows(repo, null, () => visible.slice(0, limit)));
           break;
         }
       }
@@ -276,7 +287,7 @@ export class ScopeStore {
   symbolById(repo: string, id: string): SymbolRecord | null {
     const key = `${repo}\0${id}`;
     if (!this.#symbols.has(key)) {
-      const rows = this.#symbolRows(repo, (reader) => reader.symbolById(id));
+      const rows = this.#symbolRows(repo, `id\0${id}`, (reader) => reader.symbolById(id));
       this.#symbols.set(key, rows[0] ?? null);
     }
     return this.#symbols.get(key)!;
@@ -287,7 +298,7 @@ export class ScopeStore {
     let rows = this.#fileSymbols.get(key);
     if (!rows) {
       rows = this.allowed(repo, path)
-        ? this.#symbolRows(repo, (reader) => reader.symbolsInFile(path))
+        ? this.#symbolRows(repo, `file\0${path}`, (reader) => reader.symbolsInFile(path))
         : [];
       for (const row of rows) this.#symbols.set(`${repo}\0${row.id}`, row);
       this.#fileSymbols.set(key, rows);
@@ -295,8 +306,37 @@ export class ScopeStore {
     return rows;
   }
 
+  /** The definitions of a file named `name`, in source order. */
+  symbolsInFileNamed(repo: string, path: string, name: string): SymbolRecord[] {
+    const key = `${repo}\0${path}`;
+    let byName = this.#fileNames.get(key);
+    if (!byName) {
+      byName = new Map();
+      for (const symbol of this.symbolsInFile(repo, path)) {
+        const list = byName.get(symbol.name);
+        if (list) list.push(symbol);
+        else byName.set(symbol.name, [symbol]);
+      }
+      this.#fileNames.set(key, byName);
+    }
+    return byName.get(name) ?? [];
+  }
+
+  /** The definitions directly inside a symbol, in source order. */
   childrenOf(symbol: SymbolRecord): SymbolRecord[] {
-    return this.symbolsInFile(symbol.repo, symbol.path).filter((s) => s.parentId === symbol.id);
+    const key = `${symbol.repo}\0${symbol.path}`;
+    let byParent = this.#fileChildren.get(key);
+    if (!byParent) {
+      byParent = new Map();
+      for (const s of this.symbolsInFile(symbol.repo, symbol.path)) {
+        if (s.parentId === null) continue;
+        const list = byParent.get(s.parentId);
+        if (list) list.push(s);
+        else byParent.set(s.parentId, [s]);
+      }
+      this.#fileChildren.set(key, byParent);
+    }
+    return [...(byParent.get(symbol.id) ?? [])];
   }
 
   /** Import relations of a file (its bindings). */
@@ -304,7 +344,7 @@ export class ScopeStore {
     const key = `${repo}\0${path}`;
     let rows = this.#fileImports.get(key);
     if (!rows) {
-      rows = this.#relationRows(repo, (reader) => reader.importsOfFile(path));
+      rows = this.#relationRows(repo, `imports\0${path}`, (reader) => reader.importsOfFile(path));
       this.#fileImports.set(key, rows);
     }
     return rows;
@@ -312,26 +352,31 @@ export class ScopeStore {
 
   /** Relations of a file (any kind). */
   relationsInFile(repo: string, path: string): RelationRecord[] {
-    return this.#relationRows(repo, (reader) => reader.relationsInFile(path));
+    return this.#relationRows(repo, `relations\0${path}`, (reader) => reader.relationsInFile(path));
   }
 
   /** Relations whose written target is one of `names`. */
   relationsTargeting(repo: string, names: string[]): RelationRecord[] {
     if (names.length === 0) return [];
-    return this.#relationRows(repo, (reader) => reader.relationsTargeting(names));
+    return this.#relationRows(
+      repo,
+      `targeting\0${names.join("\0")}`,
+      (reader) => reader.relationsTargeting(names),
+    );
   }
 
   /** Relations written inside a symbol. */
   relationsFrom(symbol: SymbolRecord): RelationRecord[] {
     return this.#relationRows(
       symbol.repo,
+      `from\0${symbol.id}\0${symbol.path}`,
       (reader) => reader.relationsFrom(symbol.id, symbol.path),
     );
   }
 
   /** Import relations naming `name` with an alias (`import { name as alias }`). */
   aliasesOf(repo: string, name: string): RelationRecord[] {
-    return this.#relationRows(repo, (reader) => reader.aliasesOf(name));
+    return this.#relationRows(repo, `aliases\0${name}`, (reader) => reader.aliasesOf(name));
   }
 
   /** The committed text of a file, or null when absent or not visible. */
@@ -344,6 +389,77 @@ export class ScopeStore {
       this.#texts.set(key, text ?? null);
     }
     return this.#texts.get(key)!;
+  }
+
+  /** The committed text of a file split into lines (kept for the request), or null. */
+  fileLines(repo: string, path: string): string[] | null {
+    const key = `${repo}\0${path}`;
+    let lines = this.#lines.get(key);
+    if (lines === undefined) {
+      lines = this.fileText(repo, path)?.split("\n") ?? null;
+      this.#lines.set(key, lines);
+    }
+    return lines;
+  }
+
+  /**
+   * Lines `start..end` (1-based, inclusive) of a file's committed text, or null
+   * when absent or not visible; kept for the generation (a walk reads the same
+   * definitions' lines again and again, rarely whole files).
+   */
+  linesOf(repo: string, path: string, start: number, end: number): string[] | null {
+    if (!this.allowed(repo, path)) return null;
+    return this.derived(
+      repo,
+      `lines\0${path}\0${start}\0${end}`,
+      () => this.fileLines(repo, path)?.slice(start - 1, end) ?? null,
+      (lines) => lines?.length ?? 0,
+    );
+  }
+
+  /**
+   * Lines `start..end` (1-based, inclusive) of a file's committed text, at most
+   * `maxLines` of them, joined by `\n` ("" when absent or not visible): the
+   * snippet of a hit, as `LineIndex.slice` cuts it, from lines kept for the generation.
+   */
+  snippet(repo: string, path: string, start: number, end: number, maxLines: number): string {
+    if (!this.allowed(repo, path)) return "";
+    const count = this.derived(
+      repo,
+      `line-count\0${path}`,
+      () => this.fileLines(repo, path)?.length ?? 0,
+      () => 0,
+    );
+    const first = Math.max(1, start);
+    const last = Math.min(end, start + maxLines - 1, count);
+    if (first > count || last < first) return "";
+    return this.linesOf(repo, path, first, last)?.join("\n") ?? "";
+  }
+
+  /**
+   * A value derived from what this request may read, made once per request
+   * (e.g. what a file's imports bind to a name): `key` must name everything it
+   * is made from.
+   */
+  memo<T>(key: string, make: () => T): T {
+    if (this.#memo.has(key)) return this.#memo.get(key) as T;
+    const value = make();
+    this.#memo.set(key, value);
+    return value;
+  }
+
+  /**
+   * A value derived from a repository's committed texts or rows (e.g. a
+   * function's bracket depths), made once per generation of its target and
+   * kept on its reader: `key` must name everything it is made from, and the
+   * caller must only ask for it about what it may see.
+   */
+  derived<T>(repo: string, key: string, make: () => T, weigh: (value: T) => number): T {
+    const kept = this.#read(
+      repo,
+      (reader) => this.#generationCache(repo, reader).get(`${repo}\0${key}`, make, weigh),
+    );
+    return kept ?? make();
   }
 
   /**
@@ -409,11 +525,39 @@ export class ScopeStore {
     return this.#scope.pathRestricted(dependency ? dependency.owner : repo);
   }
 
+  /**
+   * The generation cache of a repository's reader, looked up once per request (looking it up
+   * checks the generation, a statement per call).
+   */
+  #generationCache(repo: string, reader: TargetReader): GenerationCache {
+    let cache = this.#caches.get(repo);
+    if (!cache || this.#readers.get(repo) !== reader) {
+      cache = generationCache(reader);
+      this.#caches.set(repo, cache);
+    }
+    return cache;
+  }
+
   #read<T>(repo: string, fn: (reader: TargetReader) => T): T | null {
     const dependency = this.#dependencies.get(repo)?.repository;
     const repository = this.#visible.get(repo) ?? dependency;
     if (!repository) return null;
-    const answer = this.#scope.workspace.withReader(repository, fn);
+    // The reader a request opened first answers its further reads (opening one checks the
+    // target's files, which a walk of thousands of reads would repeat); a read it fails goes
+    // back through the workspace, which tells a damaged target from any other error.
+    const pinned = this.#readers.get(repo);
+    if (pinned) {
+      try {
+        return fn(pinned);
+      } catch {
+        this.#readers.delete(repo);
+      }
+    }
+    const answer = this.#scope.workspace.withReader(repository, (reader) => {
+      const value = fn(reader);
+      this.#readers.set(repo, reader);
+      return value;
+    });
     if (answer.problem) {
       (dependency ? this.dependencyProblems : this.problems).set(repo, answer.problem);
       return null;
@@ -426,16 +570,34 @@ export class ScopeStore {
    * order (path, position): the order rows were written in follows the order
    * Workers finished parsing, and an answer — what it reads first, and so
    * `rows_read` — must not. The rows kept are counted as read (a hidden row is
-   * never counted: the count is shown).
+   * never counted: the count is shown). A read with a `key` (naming the read
+   * and its arguments) is made once per generation of the target, as records in
+   * source order before any path rule, and kept on its reader; each request
+   * filters it for its caller.
    */
-  #rows<T extends SourceRow>(repo: string, read: (reader: TargetReader) => T[]): T[] {
-    const rows = (this.#read(repo, read) ?? []).filter((row) => this.allowed(repo, row.path));
+  #rows<T extends SourceRow, R extends SourceRow>(
+    repo: string,
+    key: string | null,
+    read: (reader: TargetReader) => T[],
+    record: (row: T) => R,
+  ): R[] {
+    const all = this.#read(repo, (reader) => {
+      const make = () => [...read(reader)].sort(bySource).map(record);
+      return key === null
+        ? make()
+        : this.#generationCache(repo, reader).get(`${repo}\0${key}`, make, (rows) => rows.length);
+    }) ?? [];
+    const rows = all.filter((row) => this.allowed(repo, row.path));
     this.rowsRead += rows.length;
-    return rows.sort(bySource);
+    return rows;
   }
 
-  #symbolRows(repo: string, read: (reader: TargetReader) => StoredSymbol[]): SymbolRecord[] {
-    return this.#rows(repo, read).map((row) => ({
+  #symbolRows(
+    repo: string,
+    key: string | null,
+    read: (reader: TargetReader) => StoredSymbol[],
+  ): SymbolRecord[] {
+    return this.#rows(repo, key, read, (row) => ({
       repo,
       path: row.path,
       language: row.language,
@@ -453,7 +615,11 @@ export class ScopeStore {
     }));
   }
 
-  #relationRows(repo: string, read: (reader: TargetReader) => StoredRelation[]): RelationRecord[] {
-    return this.#rows(repo, read).map((row) => ({ repo, ...row }));
+  #relationRows(
+    repo: string,
+    key: string | null,
+    read: (reader: TargetReader) => StoredRelation[],
+  ): RelationRecord[] {
+    return this.#rows(repo, key, read, (row) => ({ repo, ...row }));
   }
 }

@@ -21,17 +21,24 @@ export function uniqueDefinition(
 ): Binding {
   const { store } = scope;
   const { name, receiver } = options;
+  // The fitting definitions are the same for every site of a repository and language family
+  // (and file, for non-members): found once per request.
   const family = languageFamily(site.language);
-  const all = store.symbolsNamed(store.scopeOf(site.repo), name).filter((s) =>
-    languageFamily(s.language) === family && !DATA_KINDS.has(s.kind)
+  const key = `${site.repo}\0${family}\0${
+    options.members ? "" : site.path
+  }\0${name}\0${options.members}`;
+  const symbols = store.memo(
+    `fittingDefinitions\0${key}`,
+    () => fittingDefinitions(scope, site, { name, members: options.members }),
   );
-  const fitting = all.filter((s) => {
-    const parent = s.parentId ? store.symbolById(s.repo, s.parentId) : null;
-    const isMember = (parent !== null && CLASS_KINDS.has(parent.kind)) || s.kind === "method";
-    if (options.members) return isMember;
-    return !isMember && (s.path === site.path || isTopLevel(store, s));
-  });
-  const symbols = oneDeclarationEach(fitting);
+  return store.memo(
+    `uniqueDefinition\0${key}\0${receiver ?? "\u0001"}`,
+    () => bindingOf(symbols, name, receiver),
+  );
+}
+
+/** What a guess by name binds, given the fitting definitions. */
+function bindingOf(symbols: SymbolRecord[], name: string, receiver: string | undefined): Binding {
   const what = receiver ? `'${receiver}.${name}'` : `'${name}'`;
   if (symbols.length === 1) {
     const note = receiver
@@ -52,6 +59,26 @@ export function uniqueDefinition(
         : `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; no import binds '${name}' at the use`,
     })),
   };
+}
+
+/** The definitions named `name` a use at the site may mean on a guess, one per declaration. */
+function fittingDefinitions(
+  scope: Scope,
+  site: Site,
+  options: { name: string; members: boolean },
+): SymbolRecord[] {
+  const { store } = scope;
+  const family = languageFamily(site.language);
+  const all = store.symbolsNamed(store.scopeOf(site.repo), options.name).filter((s) =>
+    languageFamily(s.language) === family && !DATA_KINDS.has(s.kind)
+  );
+  const fitting = all.filter((s) => {
+    const parent = s.parentId ? store.symbolById(s.repo, s.parentId) : null;
+    const isMember = (parent !== null && CLASS_KINDS.has(parent.kind)) || s.kind === "method";
+    if (options.members) return isMember;
+    return !isMember && (s.path === site.path || isTopLevel(store, s));
+  });
+  return oneDeclarationEach(fitting);
 }
 
 /** One definition with several declarations (overload signatures) is one symbol: the longest. */

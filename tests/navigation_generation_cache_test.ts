@@ -1,0 +1,128 @@
+/**
+ * What the resolver keeps per generation of a target (rows as records, file
+ * lines, a function's bracket depths) never outlives the generation, and never
+ * shows one caller what another may not see: a refresh that changes the answer
+ * changes it at once, a warm answer equals the cold one, and a path-restricted
+ * caller asking after an unrestricted one (or before) gets its own answer.
+ */
+import nodeAssert from "node:assert/strict";
+import { join } from "node:path";
+import { runAction } from "../src/actions/dispatch.ts";
+import type { Envelope } from "../src/protocol/types.ts";
+import type { AccessContext } from "../src/workspace/scope.ts";
+import { Workspace } from "../src/workspace/workspace.ts";
+import { fixtureRepository, git, tempCache } from "./_helpers.ts";
+
+const assertEquals = <T>(actual: T, expected: T, message?: string) =>
+  nodeAssert.deepStrictEqual(actual, expected, message);
+
+const FILES: Record<string, string> = {
+  "lib.py": "def helper():\n    return 1\n",
+  "a.py": "from lib import helper\n\n\ndef use_a():\n    return helper()\n",
+  // A local of the same name shadows the import: not a use of lib.helper.
+  "b.py": "from lib import helper\n\n\ndef use_b():\n    helper = lambda: 2\n    return helper()\n",
+  "secret/c.py": "from lib import helper\n\n\ndef use_c():\n    return helper()\n",
+};
+
+function callers(envelope: Envelope): string[] {
+  return envelope.results.map((h) => `${h.path}:${h.start_line} ${h.symbol}`).sort();
+}
+
+/** The parts of an answer that must not depend on what was asked before. */
+function answerOf(envelope: Envelope) {
+  return {
+    results: envelope.results,
+    candidates: envelope.candidates ?? [],
+    limitations: envelope.limitations,
+    truncated: envelope.truncated,
+    next_cursor: envelope.next_cursor,
+    data: envelope.data,
+  };
+}
+
+function commit(root: string): void {
+  git(root, "add", "-A");
+  git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "edit");
+}
+
+Deno.test("a refresh that changes an answer changes it: nothing read for the old generation is served", async () => {
+  const root = fixtureRepository(FILES);
+  const workspace = await Workspace.open({ directory: root, cacheDirectory: tempCache() });
+  try {
+    const repo = workspace.repositories[0];
+    await workspace.refresh(repo);
+    const ask = () => runAction(workspace, "callers", { symbol: "helper" });
+    const cold = await ask();
+    assertEquals(callers(cold), ["a.py:5 a.use_a", "secret/c.py:5 secret.c.use_c"]);
+    // Warm (every read kept for the generation): the same answer, rows_read included.
+    assertEquals(answerOf(await ask()), answerOf(cold));
+    const impact = () => runAction(workspace, "impact", { symbol: "helper", depth: 3 });
+    const coldImpact = await impact();
+    nodeAssert.ok(coldImpact.results.length >= 2);
+    assertEquals(answerOf(await impact()), answerOf(coldImpact));
+
+    // The local binding goes away (same line count, so only the text of b.py says so).
+    Deno.writeTextFileSync(
+      join(root, "b.py"),
+      FILES["b.py"].replace("    helper = lambda: 2\n", "    other = lambda: 2\n"),
+    );
+    commit(root);
+    await workspace.refresh(repo);
+    assertEquals(callers(await ask()), [
+      "a.py:5 a.use_a",
+      "b.py:6 b.use_b",
+      "secret/c.py:5 secret.c.use_c",
+    ]);
+
+    // The callee renamed: its old uses resolve to nothing in the new generation.
+    Deno.writeTextFileSync(join(root, "lib.py"), "def helper2():\n    return 1\n");
+    commit(root);
+    await workspace.refresh(repo);
+    const renamed = await ask();
+    assertEquals(renamed.results, []);
+    nodeAssert.ok(renamed.limitations.includes("no definition named 'helper' in scope"));
+  } finally {
+    workspace.close();
+  }
+});
+
+Deno.test("rows kept for a generation are filtered per caller: hidden callers stay hidden, in any order", async () => {
+  const root = fixtureRepository(FILES);
+  const restricted: AccessContext = {
+    allowPath: (_repo, path) => !path.startsWith("secret/"),
+    pathRestricted: () => true,
+  };
+  const answers = async (order: ("open" | "restricted")[]) => {
+    const workspace = await Workspace.open({ directory: root, cacheDirectory: tempCache() });
+    try {
+      await workspace.refresh(workspace.repositories[0]);
+      const out: Record<string, ReturnType<typeof answerOf>> = {};
+      for (const who of order) {
+        const envelope = await runAction(
+          workspace,
+          "callers",
+          { symbol: "helper" },
+          who === "restricted" ? restricted : {},
+        );
+        out[who] = answerOf(envelope);
+      }
+      return out;
+    } finally {
+      workspace.close();
+    }
+  };
+  const openFirst = await answers(["open", "restricted"]);
+  const restrictedFirst = await answers(["restricted", "open"]);
+  assertEquals(
+    openFirst.open.results.map((h) => `${h.path} ${h.symbol}`).sort(),
+    ["a.py a.use_a", "secret/c.py secret.c.use_c"],
+  );
+  assertEquals(openFirst.restricted.results.map((h) => `${h.path} ${h.symbol}`), ["a.py a.use_a"]);
+  // Each caller's answer (rows_read included) is the same whichever asked first.
+  assertEquals(restrictedFirst.restricted, openFirst.restricted);
+  assertEquals(restrictedFirst.open, openFirst.open);
+  nodeAssert.ok(
+    (openFirst.restricted.data as { rows_read: number }).rows_read <
+      (openFirst.open.data as { rows_read: number }).rows_read,
+  );
+});
