@@ -68,14 +68,18 @@ Deno.test("daemon (real socket): with one query Worker, a lookup goes ahead of l
 
 Deno.test("daemon (real socket): with two query Workers, long greps leave one Worker to a lookup", async () => {
   const daemon = await startDaemon({
-    workspace: fixtureRepository(slowGrepFixture(400)),
+    // Enough files that a grep runs past `LONG_MS` (it runs about a second).
+    workspace: fixtureRepository(slowGrepFixture(1200)),
     args: ["--query-workers", "2"],
   });
   const a = await DaemonClient.connect(daemon.socket);
   const b = await DaemonClient.connect(daemon.socket);
   try {
     await a.request("refresh", {});
+    const started = performance.now();
     await slowGrep(a, 0);
+    const grepMs = performance.now() - started;
+    assert.ok(grepMs > LONG_MS, `a grep takes ${Math.round(grepMs)} ms: not long enough`);
     await b.request("definition", { symbol: "f_1_1" });
 
     const { order, track } = recorder();

@@ -28,7 +28,7 @@
 export const PRIOR_MS = 10;
 
 /** Jobs expected to run at least this long leave one Worker to the others. */
-export const LONG_MS = 50;
+export const LONG_MS = 250;
 
 /** Weight of the newest observation in an action's moving average. */
 const SMOOTHING = 0.2;
