@@ -14,14 +14,38 @@
  *    sent while the refresh ran are reported on their own.
  *
  * The daemon's VmHWM at the end covers its whole life, that refresh included.
+ * The changed files get their bytes and mtimes back afterwards.
+ *
+ * Run alone, it measures only this (no actions timed in-process, no peers):
+ *
+ *   deno run --unstable-worker-options --allow-all scripts/_bench_load.ts \
+ *     --path /work/sympy --path /work/src-denoland+std [--clients 16] [--duration 10]
+ *     [--query-workers N] [--daemon-v8-flags F] [--keep | --work DIR] [--json FILE]
+ *
+ * Several `--path`s make one workspace of those repositories (a copy of each,
+ * indexed cold first). `--keep` keeps the copy and its index and prints their
+ * directory; `--work DIR` measures such a kept directory again, with no copy
+ * and no cold index.
  */
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import type { RefreshReport } from "../src/indexer/refresh.ts";
+import { Workspace } from "../src/workspace/workspace.ts";
 import { paramsFor } from "./_bench_actions.ts";
-import { appendedFunction, type Definition, editableFiles, type Target } from "./_bench_corpus.ts";
+import { coldIndex } from "./_bench_cold.ts";
+import {
+  appendedFunction,
+  type Definition,
+  editableFiles,
+  prepareTarget,
+  removeTree,
+  scanDefinitions,
+  spread,
+  type Target,
+} from "./_bench_corpus.ts";
 import { log } from "./_bench_report.ts";
-import { v8FlagsArgument } from "./_serving_flags.ts";
+import { SERVING_V8_FLAGS, v8FlagsArgument } from "./_serving_flags.ts";
 import {
   type LatencyStats,
   loadAverage,
@@ -57,6 +81,8 @@ export interface LoadPhase {
   actions: Record<string, ActionLoad>;
   /** The daemon's largest VmRSS sampled during the phase. */
   rss_max_mb: number;
+  /** CPU seconds the daemon's threads spent in the phase, by thread name (Linux). */
+  cpu_s: Record<string, number>;
 }
 
 export interface DaemonResult {
@@ -117,6 +143,8 @@ export async function benchDaemon(
   const loadBefore = loadAverage();
   const started = performance.now();
   const process = spawnDaemon(target, socket, options);
+  const originals: { full: string; bytes: Uint8Array; atime: Date | null; mtime: Date | null }[] =
+    [];
   try {
     const daemon = await connectDaemon(process, socket);
     const startup_s = round((performance.now() - started) / 1000, 2);
@@ -141,9 +169,15 @@ export async function benchDaemon(
     });
     const changed = editableFiles(target, changedFileCount(options.files));
     for (const [n, file] of changed.entries()) {
-      Deno.writeTextFileSync(join(file.root, file.path), appendedFunction(file.path, n), {
-        append: true,
+      const full = join(file.root, file.path);
+      const stat = Deno.statSync(full);
+      originals.push({
+        full,
+        bytes: Deno.readFileSync(full),
+        atime: stat.atime,
+        mtime: stat.mtime,
       });
+      Deno.writeTextFileSync(full, appendedFunction(file.path, n), { append: true });
     }
     log(
       `  daemon: ${options.clients} clients during a refresh of ${changed.length} changed files…`,
@@ -191,6 +225,10 @@ export async function benchDaemon(
       process.kill("SIGTERM");
     } catch { /* gone */ }
     await process.status;
+    for (const { full, bytes, atime, mtime } of originals) {
+      Deno.writeFileSync(full, bytes);
+      if (atime && mtime) Deno.utimeSync(full, atime, mtime);
+    }
   }
 }
 
@@ -273,6 +311,7 @@ async function loadPhase(options: {
   const all = new Map(mix.map((action) => [action, { ms: [] as number[], errors: 0 }]));
   const during = new Map(mix.map((action) => [action, { ms: [] as number[], errors: 0 }]));
   const sampler = new ProcessRssSampler(daemon.process.pid).start();
+  const cpuBefore = threadCpu(daemon.process.pid);
   options.onStart?.();
   const started = performance.now();
   let issued = 0;
@@ -300,6 +339,7 @@ async function loadPhase(options: {
   }));
   const seconds = (performance.now() - started) / 1000;
   const rss = sampler.stop();
+  const cpuAfter = threadCpu(daemon.process.pid);
   for (const client of clients) client.close();
   const summarise = (buckets: typeof all) =>
     Object.fromEntries(
@@ -316,9 +356,49 @@ async function loadPhase(options: {
       throughput_rps: round(requests / seconds, 1),
       actions,
       rss_max_mb: round(rss.maxRss / MB, 1),
+      cpu_s: cpuByName(daemon.process.pid, cpuBefore, cpuAfter),
     },
     whileRefreshing: summarise(during),
   };
+}
+
+/** CPU seconds (user + system) of each thread of a process, by thread id; empty off Linux. */
+function threadCpu(pid: number): Map<string, { name: string; s: number }> {
+  const threads = new Map<string, { name: string; s: number }>();
+  try {
+    for (const entry of Deno.readDirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/task/${entry.name}/stat`);
+        const close = stat.lastIndexOf(")");
+        const name = stat.slice(stat.indexOf("(") + 1, close);
+        const fields = stat.slice(close + 2).split(" ");
+        // utime and stime are fields 14 and 15 (1-based) of the whole line.
+        threads.set(entry.name, { name, s: (Number(fields[11]) + Number(fields[12])) / 100 });
+      } catch { /* the thread ended */ }
+    }
+  } catch { /* no /proc */ }
+  return threads;
+}
+
+/**
+ * CPU seconds between two samples, by thread name (Deno names Workers `worker-N` in the order
+ * they start; V8's own threads `V8 DefaultWorke…`; the runtime's `tokio-runtime-w`); threads
+ * that ended between the samples are not counted.
+ */
+function cpuByName(
+  pid: number,
+  before: Map<string, { name: string; s: number }>,
+  after: Map<string, { name: string; s: number }>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [tid, { name, s }] of after) {
+    const spent = s - (before.get(tid)?.s ?? 0);
+    const key = tid === String(pid) ? "main" : name;
+    out[key] = round((out[key] ?? 0) + spent, 2);
+  }
+  return Object.fromEntries(
+    Object.entries(out).filter(([, s]) => s > 0).sort(([a], [b]) => a < b ? -1 : 1),
+  );
 }
 
 /**
@@ -352,3 +432,116 @@ function refreshUnderLoad(control: DaemonClient, errorSamples: string[]) {
     result: () => result,
   };
 }
+
+/** What `--keep` leaves beside the copies, so `--work` can measure them again. */
+interface KeptTarget {
+  target: Omit<Target, "cleanup">;
+  files: number;
+}
+
+const USAGE = `usage: deno run --unstable-worker-options --allow-all scripts/_bench_load.ts
+  (--path DIR... [--keep] | --work DIR) [--clients N] [--duration S] [--mix A,B,...]
+  [--query-workers N] [--daemon-v8-flags F] [--json FILE]`;
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      path: { type: "string", multiple: true },
+      work: { type: "string" },
+      keep: { type: "boolean" },
+      clients: { type: "string", default: "16" },
+      duration: { type: "string", default: "10" },
+      mix: { type: "string", default: "search,symbols,definition" },
+      "query-workers": { type: "string" },
+      "daemon-v8-flags": { type: "string" },
+      json: { type: "string" },
+    },
+  });
+  const paths = values.path ?? [];
+  if ((paths.length === 0) === !values.work) {
+    console.error(USAGE);
+    Deno.exit(2);
+  }
+  let kept: KeptTarget;
+  let target: Target;
+  if (values.work) {
+    kept = JSON.parse(Deno.readTextFileSync(join(values.work, "load-target.json")));
+    target = { ...kept.target, cleanup: () => {} };
+    // The last run put back the files it changed: the index catches up here, not in the daemon.
+    const workspace = await Workspace.open({
+      directory: target.workspaceDirectory,
+      cacheDirectory: target.cacheDirectory,
+    });
+    try {
+      for (const repo of workspace.repositories) await workspace.refresh(repo);
+    } finally {
+      workspace.close();
+    }
+  } else {
+    target = await prepareTarget({ kind: "path", directories: paths }, {
+      seed: 1,
+      keep: values.keep ?? false,
+    });
+    log(`${target.label}: cold index in a child process…`);
+    const cold = await coldIndex(target);
+    log(`  cold index: ${cold.s.toFixed(2)}s, ${cold.files} files`);
+    const { cleanup: _, ...plain } = target;
+    kept = { target: plain, files: cold.files };
+    if (values.keep) {
+      Deno.writeTextFileSync(join(target.workDirectory, "load-target.json"), JSON.stringify(kept));
+    }
+  }
+  try {
+    // The same definitions as the whole bench: the first 4000 files scanned, spread.
+    const found = scanDefinitions(target, { maxFiles: 4000 });
+    const result = await benchDaemon(target, {
+      clients: Number(values.clients),
+      duration: Number(values.duration),
+      mix: values.mix.split(",").filter(Boolean),
+      queryWorkers: values["query-workers"] === undefined ? null : Number(values["query-workers"]),
+      v8Flags: values["daemon-v8-flags"] === undefined
+        ? SERVING_V8_FLAGS
+        : values["daemon-v8-flags"].split(",").filter(Boolean),
+      serial: spread(found, 100),
+      definitions: spread(found, 2000),
+      files: kept.files,
+    });
+    if (values.json) Deno.writeTextFileSync(values.json, JSON.stringify(result, null, 1));
+    console.log(summary(target.label, result));
+  } finally {
+    // Socket and log of the run go; the copies and their index stay only when kept.
+    try {
+      removeTree(join(target.workDirectory, "run"));
+    } catch { /* none */ }
+    target.cleanup();
+  }
+}
+
+/** The figures of one run, one line each. */
+export function summary(label: string, result: DaemonResult): string {
+  const line = (name: string, actions: Record<string, ActionLoad>) =>
+    `${name.padEnd(18)} ` +
+    Object.entries(actions).map(([action, s]) =>
+      `${action} p50 ${s.p50_ms} p99 ${s.p99_ms}${s.errors ? ` (${s.errors} errors)` : ""}`
+    ).join(" | ");
+  return [
+    `${label}: ${result.clients} clients, query workers ${result.query_workers ?? "default"}, ` +
+    `v8 flags ${result.v8_flags.join(",") || "none"}`,
+    line("serial", result.serial),
+    line("serving", result.serving.actions) +
+    ` | ${result.serving.throughput_rps} rps, RSS max ${result.serving.rss_max_mb} MB`,
+    `serving CPU s     ${JSON.stringify(result.serving.cpu_s)}`,
+    line("during refresh", result.during_refresh.actions) +
+    ` | ${result.during_refresh.throughput_rps} rps, RSS max ${result.during_refresh.rss_max_mb} MB`,
+    `refresh CPU s     ${JSON.stringify(result.during_refresh.cpu_s)}`,
+    line("while refreshing", result.during_refresh.sent_while_refreshing) +
+    ` | refresh ${result.during_refresh.refresh?.ms} ms, ${result.during_refresh.refresh?.parsed} parsed`,
+    `RSS idle ${result.rss_idle_mb} MB, peak ${result.peak_rss_mb} MB, after ${result.rss_after_mb} MB; ` +
+    `errors ${result.serving.errors + result.during_refresh.errors} ${
+      result.error_samples.join("; ")
+    }`,
+  ].join("\n");
+}
+
+if (import.meta.main) await main(Deno.args);

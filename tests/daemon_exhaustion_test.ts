@@ -183,9 +183,15 @@ Deno.test("daemon (real socket): an accept error (no descriptor left) is logged 
       stable = now === open ? stable + 1 : 0;
       open = now;
     }
-    // No descriptor left for the next accept.
+    // No descriptor left for the next accept: the kernel gives the lowest free number, so the
+    // limit is that number (a descriptor closed earlier leaves a hole below the count).
+    const used = new Set(
+      [...Deno.readDirSync(`/proc/${pid}/fd`)].map((entry) => Number(entry.name)),
+    );
+    let lowestFree = 0;
+    while (used.has(lowestFree)) lowestFree++;
     const squeeze = new Deno.Command("prlimit", {
-      args: ["--pid", String(pid), `--nofile=${open}:20000`],
+      args: ["--pid", String(pid), `--nofile=${lowestFree}:20000`],
     }).outputSync();
     assert.ok(squeeze.success, decoder.decode(squeeze.stderr));
     const second = await connect(daemon.socket);

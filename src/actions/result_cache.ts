@@ -48,9 +48,9 @@ export interface ResultCacheOptions {
   maxBytes?: number;
 }
 
+/** An answer kept as its JSON text: a third or less of its objects' heap, and no clone to keep. */
 interface Entry {
-  envelope: Envelope;
-  bytes: number;
+  json: string;
 }
 
 export class ResultCache {
@@ -93,7 +93,7 @@ export class ResultCache {
       this.hits++;
       this.#entries.delete(key);
       this.#entries.set(key, entry);
-      return { ...structuredClone(entry.envelope), trace_id: traceId() };
+      return { ...JSON.parse(entry.json) as Envelope, trace_id: traceId() };
     }
     this.misses++;
     const envelope = await compute();
@@ -108,14 +108,17 @@ export class ResultCache {
   }
 
   #store(key: string, envelope: Envelope): void {
-    const bytes = JSON.stringify(envelope).length;
-    if (bytes > this.#maxBytes / 4) return;
-    this.#entries.set(key, { envelope: structuredClone(envelope), bytes });
-    this.#bytes += bytes;
+    const json = JSON.stringify(envelope);
+    if (json.length > this.#maxBytes / 4) return;
+    const replaced = this.#entries.get(key);
+    if (replaced) this.#bytes -= replaced.json.length;
+    this.#entries.delete(key);
+    this.#entries.set(key, { json });
+    this.#bytes += json.length;
     while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
       const [oldest, entry] = this.#entries.entries().next().value!;
       this.#entries.delete(oldest);
-      this.#bytes -= entry.bytes;
+      this.#bytes -= entry.json.length;
     }
   }
 }

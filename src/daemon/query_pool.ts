@@ -5,6 +5,9 @@
  * connection (`ready`). A Worker that fails is replaced, and only the job it
  * held fails (`InternalError`); a replacement waits until the process has
  * descriptors to spare, since starting a Worker without them aborts the process.
+ * Waiting jobs go to a free Worker in the order `schedule.ts` gives: fair
+ * between clients, shortest expected first (each action's time is learned
+ * here, from the Workers' answers).
  * Vector indexes the Workers load (in shared memory) are kept here and handed
  * to every Worker with its jobs, so a process holds one copy of each.
  */
@@ -13,14 +16,7 @@ import type { Envelope } from "../protocol/types.ts";
 import type { SharedVectorIndex } from "../search/vector_index.ts";
 import { descriptorsFree } from "./descriptors.ts";
 import type { QueryCancel, QueryJob, QueryReply, QueryWorkerMessage } from "./query_worker.ts";
-
-/**
- * Lookups that answer from one indexed table in milliseconds. They have a
- * Worker of their own and go ahead of ranked and graph queries in the shared
- * queue (shortest job first), so a burst of searches never holds up a status
- * check.
- */
-export const QUICK_ACTIONS: ReadonlySet<string> = new Set(["status", "symbols"]);
+import { FairShortestFirst, ServiceTimes, type Ticket } from "./schedule.ts";
 
 /** How long one query may occupy a Worker before the Worker is replaced. */
 export const QUERY_TIMEOUT_MS = 120_000;
@@ -39,6 +35,8 @@ interface Waiting {
   signal?: AbortSignal;
   /** Removes the abort listener. */
   release: () => void;
+  /** Its place in the queue, while it waits. */
+  ticket?: Ticket<Waiting>;
 }
 
 interface Slot {
@@ -46,10 +44,11 @@ interface Slot {
   worker: Worker | null;
   /** True once the Worker said its modules are loaded; jobs go only to ready Workers. */
   ready: boolean;
-  /** The lane for quick lookups only. */
-  quickOnly: boolean;
   busy: {
     id: number;
+    action: string;
+    /** `performance.now()` when the job was handed over. */
+    started: number;
     resolve: (reply: QueryReply) => void;
     timer: ReturnType<typeof setTimeout>;
     /** Answered already (cancelled): the Worker's reply only frees the slot. */
@@ -63,20 +62,20 @@ interface Slot {
 
 export class QueryPool {
   readonly #slots: Slot[] = [];
-  readonly #quick: Waiting[] = [];
-  readonly #queue: Waiting[] = [];
+  /** How long each action takes in a Worker (a moving average). */
+  readonly times = new ServiceTimes();
+  readonly #queue = new FairShortestFirst<Waiting>(this.times);
   readonly #vectors = new Map<string, SharedVectorIndex>();
   readonly #module: URL;
   readonly #started = Promise.withResolvers<void>();
   #nextId = 1;
-  #quickRun = 0;
   #closed = false;
   /** Workers replaced because a cancelled job did not stop in time. */
   cancelReplacements = 0;
 
   /**
-   * `size` Workers for any action, plus one for quick lookups only. `module`
-   * is the Worker's script (default `query_worker.ts`; it must post `{ ready: true }`).
+   * `size` Workers, each taking any action. `module` is the Worker's script
+   * (default `query_worker.ts`; it must post `{ ready: true }`).
    */
   constructor(
     size = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4)),
@@ -84,11 +83,10 @@ export class QueryPool {
   ) {
     this.#module = options.module ?? new URL("./query_worker.ts", import.meta.url);
     this.#started.promise.catch(() => {}); // observed by `ready()`
-    for (let i = 0; i <= size; i++) {
+    for (let i = 0; i < Math.max(1, size); i++) {
       const slot: Slot = {
         worker: null,
         ready: false,
-        quickOnly: i === 0,
         busy: null,
         backoff: 0,
         respawn: null,
@@ -119,23 +117,28 @@ export class QueryPool {
     }
   }
 
+  /** Jobs waiting for a Worker. */
+  get waiting(): number {
+    return this.#queue.size;
+  }
+
   /**
-   * Runs one action in a Worker; rejects with the action's `WireError`, or an
+   * Runs one action in a Worker, when `owner`'s turn comes (see `schedule.ts`;
+   * default: a turn of its own); rejects with the action's `WireError`, or an
    * internal error. When `signal` aborts, a waiting job is dropped and a running
    * one is told to stop; either way the answer is `RequestCancelled` at once.
    */
-  async run(job: Job, signal?: AbortSignal): Promise<Envelope> {
+  async run(job: Job, signal?: AbortSignal, owner: object = {}): Promise<Envelope> {
     if (this.#closed) throw new WireError("IndexBusy", "The daemon is shutting down");
     if (signal?.aborted) throw new WireError("RequestCancelled", "Request cancelled");
     const reply = await new Promise<QueryReply>((resolve) => {
-      const lane = QUICK_ACTIONS.has(job.action) ? this.#quick : this.#queue;
       const waiting: Waiting = { job, resolve, signal, release: () => {} };
       if (signal) {
-        const onAbort = () => this.#cancel(waiting, lane);
+        const onAbort = () => this.#cancel(waiting);
         signal.addEventListener("abort", onAbort, { once: true });
         waiting.release = () => signal.removeEventListener("abort", onAbort);
       }
-      lane.push(waiting);
+      waiting.ticket = this.#queue.push(owner, job.action, waiting);
       this.#pump();
     });
     if ("envelope" in reply) return reply.envelope;
@@ -194,10 +197,9 @@ export class QueryPool {
   }
 
   /** A cancelled job: dropped if it waits; if it runs, answered now and its Worker told to stop. */
-  #cancel(waiting: Waiting, lane: Waiting[]): void {
-    const at = lane.indexOf(waiting);
-    if (at >= 0) {
-      lane.splice(at, 1);
+  #cancel(waiting: Waiting): void {
+    if (waiting.ticket && this.#queue.remove(waiting.ticket)) {
+      waiting.ticket = undefined;
       waiting.resolve(cancelledReply());
       return;
     }
@@ -221,6 +223,8 @@ export class QueryPool {
     clearTimeout(busy.timer);
     busy.release();
     slot.busy = null;
+    // A cancelled job's time says nothing of the action's (it stopped early).
+    if (!busy.answered) this.times.observe(busy.action, performance.now() - busy.started);
     for (const index of reply.vectors ?? []) this.#keep(index);
     if (!busy.answered) busy.resolve(reply);
     this.#pump();
@@ -253,33 +257,35 @@ export class QueryPool {
 
   #pump(): void {
     for (const slot of this.#slots) {
-      if (slot.busy || !slot.ready) continue;
-      if (slot.quickOnly) {
-        const quick = this.#quick.shift();
-        if (quick) this.#start(slot, quick);
-        continue;
-      }
-      // Quick lookups first, but never more than four in a row while a query waits.
-      const quickTurn = this.#quick.length > 0 && (this.#quickRun < 4 || this.#queue.length === 0);
-      const next = quickTurn ? this.#quick.shift() : this.#queue.shift() ?? this.#quick.shift();
-      this.#quickRun = quickTurn ? this.#quickRun + 1 : 0;
-      if (!next) return;
-      this.#start(slot, next);
+      if (slot.busy || !slot.ready || this.#queue.size === 0) continue;
+      // A job expected to run long leaves the last free Worker to the others.
+      const free = this.#slots.filter((each) => each.ready && !each.busy).length;
+      const ticket = this.#queue.take(this.#slots.length === 1 || free > 1);
+      if (!ticket) return;
+      ticket.item.ticket = undefined;
+      this.#start(slot, ticket.item);
     }
   }
 
   #start(slot: Slot, waiting: Waiting): void {
     const id = this.#nextId++;
-    const timer = setTimeout(
-      () =>
-        this.#replace(
-          slot,
-          "LimitExceeded",
-          `The query ran longer than ${QUERY_TIMEOUT_MS / 1000} s`,
-        ),
-      QUERY_TIMEOUT_MS,
-    );
-    slot.busy = { id, resolve: waiting.resolve, timer, answered: false, release: waiting.release };
+    const timer = setTimeout(() => {
+      this.times.observe(waiting.job.action, QUERY_TIMEOUT_MS);
+      this.#replace(
+        slot,
+        "LimitExceeded",
+        `The query ran longer than ${QUERY_TIMEOUT_MS / 1000} s`,
+      );
+    }, QUERY_TIMEOUT_MS);
+    slot.busy = {
+      id,
+      action: waiting.job.action,
+      started: performance.now(),
+      resolve: waiting.resolve,
+      timer,
+      answered: false,
+      release: waiting.release,
+    };
     const job: QueryJob = { ...waiting.job, id, vectors: [...this.#vectors.values()] };
     slot.worker!.postMessage(job);
   }

@@ -3,8 +3,8 @@
  * (`workspace/reload` only for the local user or an agent with `admin: true`;
  * to anyone else it does not exist); every action goes through
  * `executeAction` (policy, refresh, cache, action, policy again), run in a
- * query Worker, taking turns between clients, unless it must run on the main
- * thread.
+ * query Worker (in the pool's order: fair between clients, shortest expected
+ * first), unless it must run on the main thread.
  */
 import { type ActionContext, answerAction } from "../actions/dispatch.ts";
 import type { ResultCache } from "../actions/result_cache.ts";
@@ -16,12 +16,11 @@ import { METHODS } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { Workspace, WorkspaceOptions } from "../workspace/workspace.ts";
 import { executeAction } from "./execute.ts";
-import { FairQueue } from "./fair_queue.ts";
 import { helloFor, parseIdentity } from "./initialize.ts";
 import { notification, type RequestId, type RpcRequest } from "./jsonrpc.ts";
 import { type Counters, countersFor, type TraceLog } from "./observe.ts";
 import type { AccessPolicy } from "./policy.ts";
-import { type QueryPool, QUICK_ACTIONS } from "./query_pool.ts";
+import type { QueryPool } from "./query_pool.ts";
 import type { Outcome, Session } from "./session.ts";
 
 /** Actions answered on the main thread (they drive its refreshes); every other runs in a Worker. */
@@ -59,16 +58,9 @@ export interface RouterOptions {
 
 export class Router {
   readonly #options: RouterOptions;
-  /** Turns at the query Workers for ranked and graph queries, and for quick lookups. */
-  readonly #turns: FairQueue | null;
-  readonly #quickTurns: FairQueue | null;
 
-  constructor(options: RouterOptions, queryWorkers = 2) {
+  constructor(options: RouterOptions) {
     this.#options = options;
-    // As many jobs as each lane has Workers, so a job handed over never waits behind another;
-    // quick lookups may also take the general Workers (the pool lets them go first).
-    this.#turns = options.queries ? new FairQueue(queryWorkers) : null;
-    this.#quickTurns = options.queries ? new FairQueue(queryWorkers + 1) : null;
   }
 
   /**
@@ -191,15 +183,18 @@ export class Router {
           return answerAction(prepared);
         }
         ran.runner = "query Worker";
-        const turns = QUICK_ACTIONS.has(action) ? this.#quickTurns! : this.#turns!;
-        const answer = turns.run(session, signal, () =>
-          queries.run({
+        // The session is the owner whose turn the job takes.
+        const answer = queries.run(
+          {
             epoch,
             workspace: this.#options.workspaceOptions,
             agent: grant.agent,
             action,
             params: checked,
-          }, signal));
+          },
+          signal,
+          session,
+        );
         return action === "status"
           ? answer.then((e) => withRefreshState(e, scoped, context))
           : answer;

@@ -143,7 +143,7 @@ export class Daemon {
       reload: async () => (await this.reload(), this.workspace),
       limits: this.#limits,
       log: this.#log,
-    }, workers);
+    });
     this.#idleSweep = setInterval(
       () => this.#closeIdle(),
       Math.min(5000, Math.max(100, this.#idleMs / 4)),
@@ -191,7 +191,7 @@ export class Daemon {
       limit,
       open: this.#ownDescriptors,
       repositories: workspace.repositories.length,
-      queryWorkers: this.#queries ? this.#queryWorkers + 1 : 0,
+      queryWorkers: this.#queries ? this.#queryWorkers : 0,
     });
     this.#maxConnections = connections;
     this.#limits.connections = connections;

@@ -17,6 +17,9 @@ import type {
   WorkerReply,
 } from "./parse_worker.ts";
 
+/** Jobs waiting per Worker before the pool starts another. */
+const JOBS_PER_WORKER = 64;
+
 interface Slot {
   worker: Worker;
   /** The Worker has started: jobs are sent only then, so a timeout never counts its start. */
@@ -55,15 +58,25 @@ export class ParsePool {
   readonly #init: WorkerInit;
   readonly #slots: Slot[] = [];
   readonly #queue: { job: ParseJob; resolve: (reply: ParseReply) => void }[] = [];
+  /** The most Workers this pool starts. */
+  readonly #size: number;
   #closed = false;
 
+  /**
+   * Starts no Worker yet: the first job starts one, and another starts whenever more than
+   * `JOBS_PER_WORKER` jobs per Worker wait, up to `size` (default: the cores, at most 4). A
+   * refresh of a few files (or of the binary files every refresh looks at again) costs one
+   * Worker, not one per core.
+   */
   constructor(options: { root: string; table: LanguageTable; size?: number }) {
     this.#root = options.root;
     this.#realRoot = Deno.realPathSync(options.root);
     this.#table = options.table;
     this.#init = workerInit(options.table);
-    const size = options.size ?? Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4));
-    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
+    this.#size = Math.max(
+      1,
+      options.size ?? Math.min(navigator.hardwareConcurrency ?? 2, 4),
+    );
   }
 
   /** Parses one file; never rejects (failures come back as replies). */
@@ -71,6 +84,10 @@ export class ParsePool {
     if (this.#closed) throw new Error("Cannot parse: the pool is closed");
     return new Promise((resolve) => {
       this.#queue.push({ job, resolve });
+      if (
+        this.#slots.length < this.#size &&
+        this.#queue.length > this.#slots.length * JOBS_PER_WORKER
+      ) this.#slots.push(this.#spawn());
       this.#pump();
     });
   }

@@ -1,10 +1,20 @@
 /**
  * A Worker that runs refreshes off the daemon's main thread, so the writer's
- * work never delays answers. It keeps one parse pool per repository.
+ * work never delays answers. It keeps one parse pool per repository while
+ * refreshes come, and closes them once none has run for `POOL_IDLE_MS` (each
+ * parse Worker holds its V8 heap and its grammars' wasm memory, which never
+ * shrinks).
+ *
+ * On Linux this thread lowers its own CPU priority (`REFRESH_NICE`) before it
+ * starts any parse Worker, and the parse Workers, threads it creates, inherit
+ * it: a refresh takes the cores that answers leave idle, so a client's query
+ * is not slowed by an index update running beside it. (Elsewhere a process's
+ * priority is the whole process's, so it is left alone.)
  */
 import { loadLanguageTable } from "../indexer/languages.ts";
 import { ParsePool } from "../indexer/pool.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
+import { lowerThreadPriority, POOL_IDLE_MS, releaseFreedMemory } from "./refresh_priority.ts";
 
 /** A request to the refresh Worker. */
 export interface RefreshJob {
@@ -27,6 +37,16 @@ export type RefreshMessage =
 export type RefreshWorkerMessage = RefreshMessage | { type: "ready" };
 
 const pools = new Map<string, ParsePool>();
+let running = 0;
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+function closePools(): void {
+  for (const pool of pools.values()) pool.close();
+  pools.clear();
+  releaseFreedMemory();
+}
+
+lowerThreadPriority();
 
 function poolFor(target: RefreshTarget): ParsePool {
   let pool = pools.get(target.root);
@@ -42,11 +62,14 @@ const post = (message: RefreshMessage) => (self as unknown as Worker).postMessag
 self.onmessage = async (event: MessageEvent<RefreshJob | { type: "close" }>) => {
   const data = event.data;
   if ("type" in data) {
-    for (const pool of pools.values()) pool.close();
+    clearTimeout(idleTimer);
+    closePools();
     self.close();
     return;
   }
   const { id, target } = data;
+  running++;
+  clearTimeout(idleTimer);
   try {
     const { report, rebuilt } = await reconcileTarget(target, {
       pool: () => poolFor(target),
@@ -55,6 +78,12 @@ self.onmessage = async (event: MessageEvent<RefreshJob | { type: "close" }>) => 
     post({ id, type: "done", report, rebuilt });
   } catch (error) {
     post({ id, type: "error", message: (error as Error)?.message ?? `${error}` });
+  } finally {
+    running--;
+    if (running === 0) {
+      releaseFreedMemory();
+      if (pools.size > 0) idleTimer = setTimeout(closePools, POOL_IDLE_MS);
+    }
   }
 };
 

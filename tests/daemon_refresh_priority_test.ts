@@ -1,0 +1,75 @@
+/**
+ * The daemon's refresh runs beside its answers at a lower CPU priority, and
+ * its parse Workers do not outlive the refreshes (Linux: threads are read
+ * from /proc).
+ */
+import assert from "node:assert/strict";
+import { DaemonClient } from "../src/daemon/client.ts";
+import { POOL_IDLE_MS, REFRESH_NICE } from "../src/workspace/refresh_priority.ts";
+import { fixtureRepository, startDaemon } from "./_helpers.ts";
+
+/** The Worker threads of a process (Deno names them `worker-N`) with their nice values. */
+function workerThreads(pid: number): { name: string; nice: number }[] {
+  const threads: { name: string; nice: number }[] = [];
+  for (const entry of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${entry.name}/stat`);
+      const close = stat.lastIndexOf(")");
+      const name = stat.slice(stat.indexOf("(") + 1, close);
+      // Field 19 (1-based) of the line is the nice value.
+      const nice = Number(stat.slice(close + 2).split(" ")[16]);
+      if (/^worker-\d+$/.test(name)) threads.push({ name, nice });
+    } catch { /* the thread ended */ }
+  }
+  return threads.sort((a, b) => Number(a.name.slice(7)) - Number(b.name.slice(7)));
+}
+
+function sources(count: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    files[`src/m${i}.ts`] = `export function handler${i}(value: number): number {\n` +
+      `  return value * ${i};\n}\n`;
+  }
+  return files;
+}
+
+Deno.test({
+  name:
+    "daemon (real process): the refresh Worker and its parse Workers run at a lower priority than the query Workers, and the parse Workers end when refreshes stop",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const daemon = await startDaemon({
+      workspace: fixtureRepository(sources(40)),
+      args: ["--query-workers", "2"],
+    });
+    const client = await DaemonClient.connect(daemon.socket);
+    try {
+      const pid = daemon.process.pid;
+      // Started before the socket listens: two query Workers, then the refresh Worker.
+      const started = workerThreads(pid);
+      assert.deepEqual(started.map((t) => t.nice), [0, 0, REFRESH_NICE], JSON.stringify(started));
+
+      const answer = await client.request("refresh", {}) as {
+        data: { reports: { parsed: number }[] };
+      };
+      assert.equal(answer.data.reports[0].parsed, 40);
+      const refreshing = workerThreads(pid);
+      const parse = refreshing.slice(3);
+      assert.ok(parse.length >= 1, JSON.stringify(refreshing));
+      assert.ok(parse.every((t) => t.nice === REFRESH_NICE), JSON.stringify(refreshing));
+      // Answers still come from Workers at the normal priority.
+      const search = await client.request("search", { query: "handler7" }) as {
+        results: unknown[];
+      };
+      assert.ok(search.results.length > 0);
+      assert.deepEqual(workerThreads(pid).slice(0, 2).map((t) => t.nice), [0, 0]);
+
+      await new Promise((resolve) => setTimeout(resolve, POOL_IDLE_MS + 2000));
+      const idle = workerThreads(pid);
+      assert.deepEqual(idle.map((t) => t.nice), [0, 0, REFRESH_NICE], JSON.stringify(idle));
+    } finally {
+      client.close();
+      await daemon.stop();
+    }
+  },
+});
