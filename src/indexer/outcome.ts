@@ -154,11 +154,7 @@ export function replyOutcome(
       if (facts.stored) {
         return only({ op: "record_error", path, stage: reply.reason, message: reply.message });
       }
-      return {
-        writes: [],
-        effect: { ...NO_EFFECT, skipped: reply.reason, finalAction: null },
-        effectAfter: 0,
-      };
+      return { writes: [], effect: skippedEffect(reply.reason), effectAfter: 0 };
     case "failed": {
       const write: TargetWrite = {
         op: "record_error",
@@ -182,6 +178,11 @@ export function replyOutcome(
       return only(write);
     }
   }
+}
+
+/** The counts of a never-stored file skipped for a reason (as a Worker's skip reply gives). */
+export function skippedEffect(reason: SkipReason): ReplyEffect {
+  return { ...NO_EFFECT, skipped: reason, finalAction: null };
 }
 
 function only(write: TargetWrite): ReplyOutcome {

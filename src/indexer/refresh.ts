@@ -13,8 +13,14 @@ import { type EmbeddingConfig, type EmbeddingReport, embedMissingChunks } from "
 import { gitHead, gitRenames } from "./git.ts";
 import { type Inventory, takeInventory } from "./inventory.ts";
 import { languageForPath, type LanguageTable, parserIdentity } from "./languages.ts";
-import type { ModuleRoot, SkipReason } from "./parse_types.ts";
-import { type ReplyEffect, replyOutcome, tallyOutcomes, type TargetWrite } from "./outcome.ts";
+import type { ModuleRoot, ParseReply, SkipReason } from "./parse_types.ts";
+import {
+  type ReplyEffect,
+  replyOutcome,
+  skippedEffect,
+  tallyOutcomes,
+  type TargetWrite,
+} from "./outcome.ts";
 import { moduleRootFor, readPackageRoots, repositoryManifests } from "./package_roots.ts";
 import type { ParsePool } from "./pool.ts";
 import {
@@ -240,12 +246,21 @@ async function parseAndWrite(options: {
 }> {
   const { root, writer, settings, planned, progress } = options;
   const retry = writer.retryPaths();
-  const work = planned.plan.filter((entry) =>
-    entry.action === "add" || entry.action === "update" || entry.action === "rename" ||
-    (entry.action === "unchanged" && !entry.held && retry.has(entry.path))
-  );
   const stats = new Map(options.inventory.files.map((file) => [file.path, file]));
   const effects: { path: string; effect: ReplyEffect }[] = [];
+  const skips = contentSkipsOf(root);
+  const work = planned.plan.filter((entry) => {
+    if (entry.action === "add") {
+      const reason = skips.still(entry.path, stats.get(entry.path), planned.fingerprintKeys);
+      if (reason !== null) {
+        // The very bytes a Worker skipped before (same stat and settings): skipped again unread.
+        effects.push({ path: entry.path, effect: skippedEffect(reason) });
+        return false;
+      }
+    }
+    return entry.action === "add" || entry.action === "update" || entry.action === "rename" ||
+      (entry.action === "unchanged" && !entry.held && retry.has(entry.path));
+  });
   let done = 0;
   let writeMs = 0;
   progress({ phase: "parse", done, total: work.length });
@@ -264,6 +279,7 @@ async function parseAndWrite(options: {
     });
     const writeStarted = performance.now();
     done++;
+    skips.note(entry, reply, stats.get(entry.path), planned.fingerprintKeys);
     const outcome = replyOutcome(entry, reply, {
       stored: planned.stored.has(entry.path),
       present: reply.status !== "skipped" || reply.reason !== "unreadable" ||
@@ -288,6 +304,70 @@ async function parseAndWrite(options: {
     writeMs += performance.now() - writeStarted;
   }));
   return { effects, done, total: work.length, writeMs };
+}
+
+/** Reasons a Worker skips a file for its bytes alone: equal bytes are skipped again. */
+const CONTENT_SKIP_REASONS: ReadonlySet<SkipReason> = new Set(["binary", "not_utf8"]);
+
+/** Files remembered per repository root at most (a repository of binaries costs ~100 B each). */
+const CONTENT_SKIPS_MAX = 100_000;
+
+/**
+ * Files never indexed that a Worker skipped for their bytes (binary, not UTF-8), per repository
+ * root, with the stat and fingerprint key they were read under. A later refresh in this process
+ * (the daemon's refresh Worker lives across refreshes) skips them again without sending them to
+ * a parse Worker while size, mtime and key stay equal — the plan's own rule for unchanged files —
+ * so a no-op refresh starts no parse Worker for them. Forgotten when the bytes change or the
+ * file is read to anything else; lost with the process (the next refresh reads them once more).
+ */
+class ContentSkips {
+  readonly #files = new Map<
+    string,
+    { size: number; mtimeMs: number; key: string; reason: SkipReason }
+  >();
+
+  /** The reason the file is still skipped for, or null when its stat or key moved. */
+  still(
+    path: string,
+    stat: { size: number; mtimeMs: number } | undefined,
+    keys: ReadonlyMap<string, string>,
+  ): SkipReason | null {
+    const known = this.#files.get(path);
+    if (!known || !stat) return null;
+    const same = known.size === stat.size && known.mtimeMs === stat.mtimeMs &&
+      known.key === keys.get(path);
+    return same ? known.reason : null;
+  }
+
+  /** Remembers (or forgets) a file from its reply; only never-stored files are remembered. */
+  note(
+    entry: PlanEntry,
+    reply: ParseReply,
+    stat: { size: number; mtimeMs: number } | undefined,
+    keys: ReadonlyMap<string, string>,
+  ): void {
+    const key = keys.get(entry.path);
+    const skipped = reply.status === "skipped" && CONTENT_SKIP_REASONS.has(reply.reason);
+    if (!skipped || entry.action !== "add" || !stat || key === undefined) {
+      this.#files.delete(entry.path);
+      return;
+    }
+    if (this.#files.size >= CONTENT_SKIPS_MAX && !this.#files.has(entry.path)) return;
+    this.#files.set(entry.path, {
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      key,
+      reason: reply.reason,
+    });
+  }
+}
+
+const CONTENT_SKIPS = new Map<string, ContentSkips>();
+
+function contentSkipsOf(root: string): ContentSkips {
+  let skips = CONTENT_SKIPS.get(root);
+  if (!skips) CONTENT_SKIPS.set(root, skips = new ContentSkips());
+  return skips;
 }
 
 /** Makes one write on the target. */
