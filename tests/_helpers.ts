@@ -262,3 +262,15 @@ export async function rawExchange(
   } catch { /* closed */ }
   return frames;
 }
+
+/** Python files whose every statement holds `**` in a comment: grep parses them all, finds nothing. */
+export function slowGrepFixture(files: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < files; i++) {
+    out[`pkg/m${i}.py`] = Array.from(
+      { length: 40 },
+      (_, j) => `def f_${i}_${j}(x):  # x ** 2 is not here\n    return [x, ${j}, (x, ${i})]\n`,
+    ).join("");
+  }
+  return out;
+}

@@ -6,19 +6,7 @@
 import assert from "node:assert/strict";
 import { DaemonClient } from "../src/daemon/client.ts";
 import { FairShortestFirst, LONG_MS, ServiceTimes } from "../src/daemon/schedule.ts";
-import { fixtureRepository, startDaemon } from "./_helpers.ts";
-
-/** Python files whose every statement holds `**` in a comment: grep parses them all. */
-function slowGrepFixture(files: number): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < files; i++) {
-    out[`pkg/m${i}.py`] = Array.from(
-      { length: 40 },
-      (_, j) => `def f_${i}_${j}(x):  # x ** 2 is not here\n    return [x, ${j}, (x, ${i})]\n`,
-    ).join("");
-  }
-  return out;
-}
+import { fixtureRepository, slowGrepFixture, startDaemon } from "./_helpers.ts";
 
 /** A grep that parses every file; a distinct `timeout_ms` keeps the answer cache out of it. */
 function slowGrep(client: DaemonClient, n: number) {
