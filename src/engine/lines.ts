@@ -50,3 +50,13 @@ export function sliceLines(
 ): string {
   return new LineIndex(text).slice(start, end, maxLines);
 }
+
+/**
+ * A copy of `text` that holds no reference to a longer string. V8 makes a substring of 13 or
+ * more characters (from `slice`, `split`, `trim`…) a view of its parent, so a line kept in a
+ * cache would keep its whole file alive; the concatenation is flattened into a new string before
+ * the slice, whose parent is then only that copy.
+ */
+export function ownString(text: string): string {
+  return (" " + text).slice(1);
+}

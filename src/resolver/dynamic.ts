@@ -4,6 +4,7 @@
  * monkey-patching and generated code. Pure: text in, named sites out.
  */
 import type { Family } from "./families.ts";
+import { ownString } from "../engine/lines.ts";
 
 interface Pattern {
   regex: RegExp;
@@ -86,7 +87,8 @@ export function dynamicSites(options: {
         path: options.path,
         line: i + 1,
         what: pattern.what.replace("$1", match[1] ?? ""),
-        text: line.trim().slice(0, 120),
+        // Kept for the target's generation: a copy, not a view of the file's text.
+        text: ownString(line.trim().slice(0, 120)),
       });
       break;
     }

@@ -9,41 +9,49 @@
 import { MemoKey, type TargetReader } from "../store/reader.ts";
 
 /**
- * Rows (and lines of text) a reader keeps for the resolver at most: about 150k records of
- * ~200 bytes, ~30 MB per reader at worst (each query Worker has its own readers).
+ * Rows (and lines of text) the resolver keeps at most in one isolate, over every reader's
+ * generation cache together: about 150k records of ~200-400 bytes, 30-60 MB at worst per query
+ * Worker whatever the number of targets it reads (a budget per reader grew a daemon serving two
+ * repositories by ~60 MB, and by ~220 MB during a refresh).
  */
 export const GENERATION_CACHE_WEIGHT = 150_000;
 
-/** A map that keeps the entries used last up to a total weight (an entry over a quarter of it is not kept). */
-export class GenerationCache {
-  readonly #entries = new Map<string, { value: unknown; weight: number }>();
-  #weight = 0;
+/** Every generation cache's entries in this isolate, used last at the end, under one weight. */
+const KEPT = new Map<string, { value: unknown; weight: number }>();
+let keptWeight = 0;
+let caches = 0;
 
-  constructor(readonly capacity: number) {}
+/**
+ * One reader generation's view of the isolate's cache: its keys, kept with every other
+ * cache's entries under `GENERATION_CACHE_WEIGHT` (the least recently used go first, so a cache
+ * whose generation has moved on is dropped as others are used). An entry over a quarter of the
+ * weight is not kept.
+ */
+export class GenerationCache {
+  readonly #prefix = `${caches++}\0`;
+
+  constructor(readonly capacity: number = GENERATION_CACHE_WEIGHT) {}
 
   /** The value kept under `key`, else `make()` kept (weighed by `weigh`). */
   get<T>(key: string, make: () => T, weigh: (value: T) => number): T {
-    const entry = this.#entries.get(key);
+    const full = this.#prefix + key;
+    const entry = KEPT.get(full);
     if (entry) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
+      KEPT.delete(full);
+      KEPT.set(full, entry);
       return entry.value as T;
     }
     const value = make();
     const weight = weigh(value) + 1;
     if (weight > this.capacity / 4) return value;
-    this.#entries.set(key, { value, weight });
-    this.#weight += weight;
-    for (const [oldest, kept] of this.#entries) {
-      if (this.#weight <= this.capacity) break;
-      this.#entries.delete(oldest);
-      this.#weight -= kept.weight;
+    KEPT.set(full, { value, weight });
+    keptWeight += weight;
+    for (const [oldest, kept] of KEPT) {
+      if (keptWeight <= this.capacity) break;
+      KEPT.delete(oldest);
+      keptWeight -= kept.weight;
     }
     return value;
-  }
-
-  get size(): number {
-    return this.#entries.size;
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { dirname } from "node:path";
 import { type GenerationCache, generationCache } from "./generation_cache.ts";
+import { ownString } from "../engine/lines.ts";
 import { readConfinedText } from "../indexer/confined.ts";
 import { pathJudge } from "../indexer/inventory.ts";
 import { visibleView } from "../workspace/visible.ts";
@@ -412,7 +413,8 @@ export class ScopeStore {
     return this.derived(
       repo,
       `lines\0${path}\0${start}\0${end}`,
-      () => this.fileLines(repo, path)?.slice(start - 1, end) ?? null,
+      // Copies, not views of the file's text: the file must not stay alive with its lines.
+      () => this.fileLines(repo, path)?.slice(start - 1, end).map(ownString) ?? null,
       (lines) => lines?.length ?? 0,
     );
   }
