@@ -291,31 +291,34 @@ Deno.test("chunk byte ranges address the committed bytes, also after non-ASCII l
   });
 });
 
-Deno.test("a file skipped for its bytes is not read again while its stat stays (no-op refreshes start no parse)", async () => {
+Deno.test("a file skipped for its bytes is not read again while its stat stays, after a restart too", async () => {
   const binary = "def late(x):\n\0   return 1\n";
   const text = "def late(x):\n    return 1\n";
   assert.equal(binary.length, text.length);
   const root = fixtureRepository({ "a.py": PY("alpha"), "blob.py": binary });
   const blob = join(root, "blob.py");
-  await withWorkspace(root, async (_ws, run) => {
-    const first = report(await run("refresh"));
-    assert.equal(first.skipped.binary, 1);
-    const { mtime } = Deno.statSync(blob);
+  const cache = Deno.makeTempDirSync({ prefix: "sextant-skips-" });
+  const first = await withWorkspace(root, async (_ws, run) => report(await run("refresh")), cache);
+  assert.equal(first.skipped.binary, 1);
+  const { mtime } = Deno.statSync(blob);
 
-    // Other bytes of the same size under the same mtime: like an unchanged stored file, the
-    // skipped one is taken as unchanged by its stat and not read (nor counted as read).
-    Deno.writeTextFileSync(blob, text);
-    Deno.utimeSync(blob, mtime!, mtime!);
+  // Other bytes of the same size under the same mtime: like an unchanged stored file, the
+  // skipped one is taken as unchanged by its stat and not read — by a workspace opened anew
+  // (a restarted daemon) as well, since the target records it.
+  Deno.writeTextFileSync(blob, text);
+  Deno.utimeSync(blob, mtime!, mtime!);
+  await withWorkspace(root, async (_ws, run) => {
     const second = report(await run("refresh"));
     assert.equal(second.skipped.binary, 1, "still reported skipped");
     assert.equal(second.changed, false);
     assert.equal((await run("symbols", { query: "late" })).results.length, 0);
 
     // A new mtime: read again, and now indexed.
-    Deno.utimeSync(blob, new Date(mtime!.getTime() + 5000), new Date(mtime!.getTime() + 5000));
+    const later = new Date(mtime!.getTime() + 5000);
+    Deno.utimeSync(blob, later, later);
     const third = report(await run("refresh"));
     assert.equal(third.skipped.binary, undefined);
     assert.equal(third.parsed, 1);
     assert.equal((await run("symbols", { query: "late" })).results.length, 1);
-  });
+  }, cache);
 });

@@ -123,7 +123,10 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
     const generation = writer.commit({
       head,
       settingsHash: settings.hash,
-      extra: commitMeta({ settings, inventory, tally, embeddings, changed, started }),
+      extra: {
+        ...commitMeta({ settings, inventory, tally, embeddings, changed, started }),
+        [CONTENT_SKIPS_META]: parsedAll.contentSkips,
+      },
     });
     const commitDone = performance.now();
     // Working-tree moves (no commit, so git saw no rename) show as renames by content hash.
@@ -243,12 +246,14 @@ async function parseAndWrite(options: {
   done: number;
   total: number;
   writeMs: number;
+  /** What the commit records of files skipped for their bytes (`ContentSkips`). */
+  contentSkips: string;
 }> {
   const { root, writer, settings, planned, progress } = options;
   const retry = writer.retryPaths();
   const stats = new Map(options.inventory.files.map((file) => [file.path, file]));
   const effects: { path: string; effect: ReplyEffect }[] = [];
-  const skips = contentSkipsOf(root);
+  const skips = ContentSkips.parse(writer.meta(CONTENT_SKIPS_META));
   const work = planned.plan.filter((entry) => {
     if (entry.action === "add") {
       const reason = skips.still(entry.path, stats.get(entry.path), planned.fingerprintKeys);
@@ -264,7 +269,9 @@ async function parseAndWrite(options: {
   let done = 0;
   let writeMs = 0;
   progress({ phase: "parse", done, total: work.length });
-  if (work.length === 0) return { effects, done, total: 0, writeMs };
+  if (work.length === 0) {
+    return { effects, done, total: 0, writeMs, contentSkips: skips.serialize(stats) };
+  }
   const pool = options.pool();
   await Promise.all(work.map(async (entry, id) => {
     const reply = await pool.parse({
@@ -303,28 +310,54 @@ async function parseAndWrite(options: {
     }
     writeMs += performance.now() - writeStarted;
   }));
-  return { effects, done, total: work.length, writeMs };
+  return { effects, done, total: work.length, writeMs, contentSkips: skips.serialize(stats) };
 }
 
 /** Reasons a Worker skips a file for its bytes alone: equal bytes are skipped again. */
 const CONTENT_SKIP_REASONS: ReadonlySet<SkipReason> = new Set(["binary", "not_utf8"]);
 
-/** Files remembered per repository root at most (a repository of binaries costs ~100 B each). */
-const CONTENT_SKIPS_MAX = 100_000;
+/** Files remembered per target at most (~100 bytes of meta each). */
+const CONTENT_SKIPS_MAX = 10_000;
+
+/** The meta key of `ContentSkips`. */
+const CONTENT_SKIPS_META = "content_skips";
+
+interface ContentSkip {
+  size: number;
+  mtimeMs: number;
+  key: string;
+  reason: SkipReason;
+}
 
 /**
- * Files never indexed that a Worker skipped for their bytes (binary, not UTF-8), per repository
- * root, with the stat and fingerprint key they were read under. A later refresh in this process
- * (the daemon's refresh Worker lives across refreshes) skips them again without sending them to
- * a parse Worker while size, mtime and key stay equal — the plan's own rule for unchanged files —
- * so a no-op refresh starts no parse Worker for them. Forgotten when the bytes change or the
- * file is read to anything else; lost with the process (the next refresh reads them once more).
+ * Files never indexed that a Worker skipped for their bytes (binary, not UTF-8), with the stat
+ * and fingerprint key they were read under, kept in the target's meta. A later refresh skips
+ * them again without sending them to a parse Worker while size, mtime and key stay equal — the
+ * plan's own rule for unchanged files — so a no-op refresh, a restarted daemon's first one
+ * included, starts no parse Worker for them. Forgotten when the bytes change, the file is read
+ * to anything else, or it leaves the inventory.
  */
 class ContentSkips {
-  readonly #files = new Map<
-    string,
-    { size: number; mtimeMs: number; key: string; reason: SkipReason }
-  >();
+  readonly #files: Map<string, ContentSkip>;
+
+  private constructor(files: Map<string, ContentSkip>) {
+    this.#files = files;
+  }
+
+  /** The skips a commit recorded (none when absent or unreadable). */
+  static parse(recorded: string | null): ContentSkips {
+    try {
+      const entries = recorded ? JSON.parse(recorded) as [string, ContentSkip][] : [];
+      return new ContentSkips(new Map(Array.isArray(entries) ? entries : []));
+    } catch {
+      return new ContentSkips(new Map());
+    }
+  }
+
+  /** What a commit records: the skips of files still in the inventory. */
+  serialize(present: ReadonlyMap<string, unknown>): string {
+    return JSON.stringify([...this.#files].filter(([path]) => present.has(path)));
+  }
 
   /** The reason the file is still skipped for, or null when its stat or key moved. */
   still(
@@ -360,14 +393,6 @@ class ContentSkips {
       reason: reply.reason,
     });
   }
-}
-
-const CONTENT_SKIPS = new Map<string, ContentSkips>();
-
-function contentSkipsOf(root: string): ContentSkips {
-  let skips = CONTENT_SKIPS.get(root);
-  if (!skips) CONTENT_SKIPS.set(root, skips = new ContentSkips());
-  return skips;
 }
 
 /** Makes one write on the target. */
