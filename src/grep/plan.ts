@@ -26,7 +26,7 @@
  * gets the top-level plan.
  */
 import type { Language, Range as ParserRange } from "web-tree-sitter";
-import type { StatementUnit } from "../store/packing.ts";
+import type { StatementUnit, TextRange } from "../store/packing.ts";
 import type { CompiledPattern } from "./pattern.ts";
 import { containsAll, containsInOrder } from "./prefilter.ts";
 
@@ -75,16 +75,7 @@ export function topLevelRanges(units: readonly StatementUnit[]): ParserRange[] {
 }
 
 /** A stored range as the parser's range. */
-export function parserRange(
-  range: StatementUnit | {
-    startIndex: number;
-    endIndex: number;
-    startRow: number;
-    startColumn: number;
-    endRow: number;
-    endColumn: number;
-  },
-): ParserRange {
+export function parserRange(range: TextRange): ParserRange {
   return {
     startIndex: range.startIndex,
     endIndex: range.endIndex,
