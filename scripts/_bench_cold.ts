@@ -10,7 +10,14 @@
 import type { RefreshReport } from "../src/indexer/refresh.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import type { Target } from "./_bench_corpus.ts";
-import { loadAverage, MB, processRss, ProcessRssSampler, round } from "./_bench_stats.ts";
+import {
+  loadAverage,
+  MB,
+  processRss,
+  ProcessRssSampler,
+  round,
+  threadCpu,
+} from "./_bench_stats.ts";
 import { SERVING_V8_FLAGS, v8FlagsArgument } from "./_serving_flags.ts";
 
 /** What the child prints. */
@@ -114,30 +121,13 @@ export async function coldIndex(target: Target): Promise<ColdIndexResult> {
   };
 }
 
-/** Ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-const TICKS = 100;
-
 /**
- * The CPU seconds of every thread of this process so far, by thread id and name: `/proc`'s
- * utime + stime. A thread's figure only grows, so the last sample while it lived is its total.
+ * The CPU seconds of every thread of this process so far, by thread id and name (the main
+ * thread as "main"). A thread's figure only grows, so the last sample while it lived is its total.
  */
-function threadCpu(into: Map<string, { name: string; s: number }>): void {
-  let tasks: Iterable<Deno.DirEntry>;
-  try {
-    tasks = Deno.readDirSync("/proc/self/task");
-  } catch {
-    return; // not Linux
-  }
-  for (const task of tasks) {
-    try {
-      const stat = Deno.readTextFileSync(`/proc/self/task/${task.name}/stat`);
-      const close = stat.lastIndexOf(")");
-      const name = stat.slice(stat.indexOf("(") + 1, close);
-      const fields = stat.slice(close + 2).split(" ");
-      // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the name's closing paren.
-      const s = (Number(fields[11]) + Number(fields[12])) / TICKS;
-      into.set(task.name, { name: `${task.name === String(Deno.pid) ? "main" : name}`, s });
-    } catch { /* the thread ended */ }
+function sampleThreadCpu(into: Map<string, { name: string; s: number }>): void {
+  for (const [tid, { name, s }] of threadCpu(Deno.pid)) {
+    into.set(tid, { name: tid === String(Deno.pid) ? "main" : name, s });
   }
 }
 
@@ -164,14 +154,14 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
   // sampled between the writes, which run on this thread.
   const main = { heap: 0, external: 0 };
   const threads = new Map<string, { name: string; s: number }>();
-  threadCpu(threads);
+  sampleThreadCpu(threads);
   const before = new Map([...threads].map(([id, t]) => [id, t.s]));
   let ticks = 0;
   const sampler = setInterval(() => {
     const usage = Deno.memoryUsage();
     main.heap = Math.max(main.heap, usage.heapTotal);
     main.external = Math.max(main.external, usage.external);
-    if (++ticks % 5 === 0) threadCpu(threads);
+    if (++ticks % 5 === 0) sampleThreadCpu(threads);
   }, 20);
   const started = performance.now();
   try {
@@ -189,7 +179,7 @@ async function child(workspaceDirectory: string, cacheDirectory: string): Promis
     }
   } finally {
     clearInterval(sampler);
-    threadCpu(threads);
+    sampleThreadCpu(threads);
     workspace.close();
   }
   const refreshMs = performance.now() - started;

@@ -53,6 +53,7 @@ import {
   processRss,
   ProcessRssSampler,
   round,
+  threadCpu,
   timingStats,
 } from "./_bench_stats.ts";
 
@@ -360,24 +361,6 @@ async function loadPhase(options: {
     },
     whileRefreshing: summarise(during),
   };
-}
-
-/** CPU seconds (user + system) of each thread of a process, by thread id; empty off Linux. */
-function threadCpu(pid: number): Map<string, { name: string; s: number }> {
-  const threads = new Map<string, { name: string; s: number }>();
-  try {
-    for (const entry of Deno.readDirSync(`/proc/${pid}/task`)) {
-      try {
-        const stat = Deno.readTextFileSync(`/proc/${pid}/task/${entry.name}/stat`);
-        const close = stat.lastIndexOf(")");
-        const name = stat.slice(stat.indexOf("(") + 1, close);
-        const fields = stat.slice(close + 2).split(" ");
-        // utime and stime are fields 14 and 15 (1-based) of the whole line.
-        threads.set(entry.name, { name, s: (Number(fields[11]) + Number(fields[12])) / 100 });
-      } catch { /* the thread ended */ }
-    }
-  } catch { /* no /proc */ }
-  return threads;
 }
 
 /**

@@ -195,3 +195,37 @@ export function marginalGrowth(
   if (!(first > 0) || !Number.isFinite(last)) return null;
   return { first_per_unit: first, last_per_unit: last, ratio: round(last / first, 3) };
 }
+
+/** Ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+/**
+ * CPU seconds (user + system) of each thread of a process so far, by thread id, with the
+ * thread's name (Deno names Workers `worker-N` in start order, V8's own threads
+ * `V8 DefaultWorke…`); empty off Linux. A thread's figure only grows.
+ */
+export function threadCpu(pid: number): Map<string, { name: string; s: number }> {
+  const threads = new Map<string, { name: string; s: number }>();
+  try {
+    for (const entry of Deno.readDirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/task/${entry.name}/stat`);
+        const close = stat.lastIndexOf(")");
+        const name = stat.slice(stat.indexOf("(") + 1, close);
+        const fields = stat.slice(close + 2).split(" ");
+        // utime and stime are fields 14 and 15 (1-based) of the whole line.
+        threads.set(entry.name, { name, s: (Number(fields[11]) + Number(fields[12])) / TICKS });
+      } catch { /* the thread ended */ }
+    }
+  } catch { /* no /proc */ }
+  return threads;
+}
+
+/** The calling thread's CPU time so far in ms (/proc's schedstat, in ns), NaN off Linux. */
+export function threadCpuMs(): number {
+  try {
+    return Number(Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ")[0]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}

@@ -25,6 +25,7 @@ import {
   type Target,
 } from "./_bench_corpus.ts";
 import { paramsFor } from "./_bench_actions.ts";
+import { percentile, threadCpuMs } from "./_bench_stats.ts";
 
 const SCAN_FILES = 400;
 const WARMUP = 5;
@@ -95,12 +96,6 @@ if (values.names) {
 const timedNames = new Set(timed.map((d) => d.name));
 const warmup = spread(found.filter((d) => !timedNames.has(d.name)), WARMUP);
 
-/** CPU time of this thread so far (ms), from /proc: wall times are noisy on a shared machine. */
-function threadCpuMs(): number {
-  const text = Deno.readTextFileSync("/proc/thread-self/schedstat");
-  return Number(text.split(" ")[0]) / 1e6;
-}
-
 interface Sample {
   name: string;
   path: string;
@@ -111,12 +106,6 @@ interface Sample {
   rows_read: number;
   nodes_expanded: number;
   candidates: number;
-}
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const at = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[at];
 }
 
 const report: Record<string, unknown> = {};
@@ -175,17 +164,17 @@ for (const action of actions) {
   const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
   const summary = {
     n: samples.length,
-    p50: +quantile(ms, 0.5).toFixed(2),
-    p95: +quantile(ms, 0.95).toFixed(2),
-    p99: +quantile(ms, 0.99).toFixed(2),
+    p50: +percentile(ms, 50).toFixed(2),
+    p95: +percentile(ms, 95).toFixed(2),
+    p99: +percentile(ms, 99).toFixed(2),
     max: +ms[ms.length - 1].toFixed(2),
     total: +ms.reduce((a, b) => a + b, 0).toFixed(0),
   };
   const cpu = samples.map((s) => s.cpu_ms).sort((a, b) => a - b);
   Object.assign(summary, {
-    cpu_p50: +quantile(cpu, 0.5).toFixed(2),
-    cpu_p95: +quantile(cpu, 0.95).toFixed(2),
-    cpu_p99: +quantile(cpu, 0.99).toFixed(2),
+    cpu_p50: +percentile(cpu, 50).toFixed(2),
+    cpu_p95: +percentile(cpu, 95).toFixed(2),
+    cpu_p99: +percentile(cpu, 99).toFixed(2),
     cpu_total: +cpu.reduce((a, b) => a + b, 0).toFixed(0),
   });
   const slow = [...samples].sort((a, b) => b.ms - a.ms).slice(0, top);

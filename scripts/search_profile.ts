@@ -19,18 +19,8 @@ import { runAction } from "../src/actions/dispatch.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import { copyTree, scanDefinitions, spread, type Target } from "./_bench_corpus.ts";
 import { coldIndex } from "./_bench_cold.ts";
-import { latencyStats, type QuerySample } from "./_bench_stats.ts";
+import { latencyStats, type QuerySample, threadCpuMs } from "./_bench_stats.ts";
 import { paramsFor } from "./_bench_actions.ts";
-
-/** This thread's CPU time in ms (user + system, from /proc; clock ticks of 10 ms). */
-function threadCpuMs(): number {
-  try {
-    const fields = Deno.readTextFileSync("/proc/thread-self/stat").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
 
 /** As the bench: files read for definitions, warm-up calls. */
 const SCAN_FILES = 4000;
