@@ -117,11 +117,6 @@ export class QueryPool {
     }
   }
 
-  /** Jobs waiting for a Worker. */
-  get waiting(): number {
-    return this.#queue.size;
-  }
-
   /**
    * Runs one action in a Worker, when `owner`'s turn comes (see `schedule.ts`;
    * default: a turn of its own); rejects with the action's `WireError`, or an

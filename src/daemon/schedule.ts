@@ -51,15 +51,6 @@ export class ServiceTimes {
     const before = this.#ms.get(action);
     this.#ms.set(action, before === undefined ? ms : before + SMOOTHING * (ms - before));
   }
-
-  /** Every action timed so far, with its expected milliseconds (rounded to 0.1). */
-  snapshot(): Record<string, number> {
-    return Object.fromEntries(
-      [...this.#ms].sort(([a], [b]) => a < b ? -1 : 1).map((
-        [action, ms],
-      ) => [action, Math.round(ms * 10) / 10]),
-    );
-  }
 }
 
 /** One waiting job. */

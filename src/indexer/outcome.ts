@@ -119,22 +119,11 @@ export function replyOutcome(
       };
     }
     case "unchanged":
-      if (entry.heldHash) {
-        // The very bytes that failed, under a new mtime: the failure stands, not retried.
-        return {
-          writes: [{
-            op: "touch_error",
-            path,
-            size: reply.size,
-            mtimeMs: facts.mtimeMs ?? reply.mtimeMs,
-          }],
-          effect: { ...NO_EFFECT, verifiedUnchanged: 1, finalAction: "unchanged" },
-          effectAfter: 0,
-        };
-      }
+      // New stat data for unchanged bytes; under `heldHash` the very bytes that failed, whose
+      // failure stands (not retried).
       return {
         writes: [{
-          op: "touch",
+          op: entry.heldHash ? "touch_error" : "touch",
           path,
           size: reply.size,
           mtimeMs: facts.mtimeMs ?? reply.mtimeMs,

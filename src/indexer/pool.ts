@@ -65,8 +65,7 @@ export class ParsePool {
   /**
    * Starts no Worker yet: the first job starts one, and another starts whenever more than
    * `JOBS_PER_WORKER` jobs per Worker wait, up to `size` (default: the cores, at most 4). A
-   * refresh of a few files (or of the binary files every refresh looks at again) costs one
-   * Worker, not one per core.
+   * refresh of a few files costs one Worker, not one per core.
    */
   constructor(options: { root: string; table: LanguageTable; size?: number }) {
     this.#root = options.root;
