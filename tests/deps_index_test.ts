@@ -307,8 +307,10 @@ Deno.test("dependencies (CLI, real process): a language server's location in an 
   const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
+    // A loaded machine can take more than the default 10 s for the first answer of a server
+    // that has just loaded the project.
     `repositories:\n  - name: app\n    path: ${root}\nlsp:\n  typescript: ${
-      JSON.stringify(typescriptServer())
+      JSON.stringify(typescriptServer({ request_timeout_ms: 60_000 }))
     }\n`,
   );
   const cache = tempCache();
