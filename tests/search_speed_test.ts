@@ -1,7 +1,7 @@
 /**
  * What search's cheaper paths must give exactly as the plain ones did: lines
  * read from a prefix of a stored text, the best lexical matches picked without
- * sorting them all, the first matching line of a snippet found with a cheap
+ * sorting them all, term rows ordered without a comparator, the first matching line of a snippet found with a cheap
  * pre-check, and a search's snippets cut from the committed text.
  */
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { bestMatches, firstMatchingLine } from "../src/actions/search.ts";
 import { sliceLines } from "../src/engine/lines.ts";
 import { codeTerms } from "../src/engine/tokenizer.ts";
 import { packText, unpackLines, unpackText } from "../src/store/packing.ts";
-import type { TargetReader } from "../src/store/reader.ts";
+import { stableOrder, type TargetReader } from "../src/store/reader.ts";
 import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
 
@@ -74,6 +74,21 @@ Deno.test("the best matches are a stable sort's first ones, ties included", () =
     const expected = [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
       .slice(0, count);
     assert.deepEqual(bestMatches(matches, count), expected, `round ${round}`);
+  }
+});
+
+Deno.test("term rows are ordered as a stable sort by rank orders them, ties and signed zeros included", () => {
+  const next = seededRandom(5);
+  for (let round = 0; round < 300; round++) {
+    const size = Math.floor(next() * 80);
+    // Few distinct ranks (many ties), negative as bm25's, with -0 and 0 among them.
+    const pool = [-0, 0, -1.5, -2.25, -1e-6, -3, 4];
+    const ranks = Float64Array.from(
+      { length: size },
+      () => next() < 0.5 ? pool[Math.floor(next() * pool.length)] : -next() * 10,
+    );
+    const expected = [...ranks.keys()].sort((a, b) => ranks[a] - ranks[b]);
+    assert.deepEqual([...stableOrder(ranks)], expected, `round ${round}`);
   }
 });
 

@@ -574,13 +574,15 @@ export class TargetReader {
     if (cached) return cached;
     // Sorted here, not by `ORDER BY rank LIMIT` (a third of the query's time): a stable sort
     // of the rows in the order FTS5 gives them, which is how SQLite's sorter orders equal ranks.
-    const rows = this.#all(
-      `SELECT rowid AS id, bm25(source_chunks_fts, 1.0, 2.0) AS rank FROM source_chunks_fts
+    // Rows as arrays (no object per row): [rowid, rank].
+    const rows = this.#arrays(
+      `SELECT rowid, bm25(source_chunks_fts, 1.0, 2.0) FROM source_chunks_fts
         WHERE source_chunks_fts MATCH ?`,
       expression,
     );
-    const ranks = rows.map((row) => row.rank as number);
-    const order = ranks.map((_, i) => i).sort((a, b) => ranks[a] - ranks[b]);
+    const ranks = new Float64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) ranks[i] = rows[i][1] as number;
+    const order = stableOrder(ranks);
     const kept = Math.min(order.length, Math.max(0, limit));
     const matches: TermMatches = {
       length: 0,
@@ -589,7 +591,7 @@ export class TargetReader {
       ranks: new Float64Array(kept),
     };
     for (let i = 0; i < kept; i++) {
-      const at = table.rows.get(Number(rows[order[i]].id));
+      const at = table.rows.get(Number(rows[order[i]][0]));
       if (at === undefined) continue;
       matches.chunkIds[matches.length] = table.ids[at];
       matches.fileIds[matches.length] = table.fileIds[at];
@@ -1072,6 +1074,20 @@ export class TargetReader {
     return this.#statement(sql).all(...args) as Row[];
   }
 
+  /** Rows as arrays of column values, in the select's order (no object per row). */
+  #arrays(sql: string, ...args: (string | number)[]): unknown[][] {
+    const key = `arrays\0${sql}`;
+    let statement = this.#statements.get(key);
+    if (!statement) {
+      if (this.#statements.size >= MAX_STATEMENTS) this.#statements.clear();
+      statement = this.#db.prepare(sql);
+      // In node:sqlite, not yet in Deno's types.
+      (statement as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+      this.#statements.set(key, statement);
+    }
+    return statement.all(...args) as unknown as unknown[][];
+  }
+
   #get(sql: string, ...args: (string | number)[]): Row | undefined {
     return this.#statement(sql).get(...args) as Row | undefined;
   }
@@ -1193,6 +1209,31 @@ function sumVarints(blob: Uint8Array): number {
     total += value;
   }
   return total;
+}
+
+/**
+ * The positions of `values` sorted ascending, equal values in position order
+ * (what a stable sort of the positions by value gives), without a comparator:
+ * the values are sorted natively, and each position, taken in order, goes to
+ * the next free slot of its value's run. No value may be NaN.
+ */
+export function stableOrder(values: Float64Array): Int32Array {
+  const sorted = values.slice().sort();
+  const filled = new Int32Array(values.length);
+  const order = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    // The first slot of the value's run.
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (sorted[middle] < value) low = middle + 1;
+      else high = middle;
+    }
+    order[low + filled[low]++] = i;
+  }
+  return order;
 }
 
 /** File ids by path. */
