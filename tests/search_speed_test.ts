@@ -52,10 +52,13 @@ Deno.test("lines read from a prefix of a stored text are the whole text's lines"
       const share = [0, 1, next(), Math.max(1, end) / lineCount][probe % 4];
       const first = Math.max(1, start);
       const last = Math.min(end, start + maxLines - 1);
+      // The output sized right, unknown, too small and too large: the same lines.
+      const bytes = new TextEncoder().encode(whole).length;
+      const size = [bytes, 0, 7, bytes * 3][Math.floor(probe / 4) % 4];
       assert.equal(
-        unpackLines(packed, first, last, share),
+        unpackLines(packed, first, last, share, size),
         sliceLines(whole, start, end, maxLines),
-        `round ${round}: lines ${start}..${end} (at most ${maxLines}), share ${share}`,
+        `round ${round}: lines ${start}..${end} (at most ${maxLines}), share ${share}, size ${size}`,
       );
     }
   }

@@ -131,21 +131,39 @@ const PREFIX_EXTRA = 1024;
  * the text after those lines. `share` guesses the part of the text they end
  * in (0 … 1, e.g. `last` over the line count); a prefix of the stored bytes
  * that size (with slack) is inflated, and the whole text when the guess fell
- * short. Only the lines' bytes are decoded.
+ * short. Only the lines' bytes are decoded. `size`, the text's length in
+ * UTF-8 bytes when known, sizes the inflated output in one buffer (zlib's
+ * default is 16 KiB pieces, joined at the end).
  */
-export function unpackLines(packed: Uint8Array, first: number, last: number, share = 1): string {
+export function unpackLines(
+  packed: Uint8Array,
+  first: number,
+  last: number,
+  share = 1,
+  size = 0,
+): string {
   if (last < first) return "";
   const guess = Math.ceil(packed.length * Math.max(0, share) * PREFIX_SLACK) + PREFIX_EXTRA;
   if (guess < packed.length) {
     // A raw deflate stream cut anywhere inflates to a prefix of the text (sync flush: no error).
     const prefix = inflateRawSync(packed.subarray(0, guess), {
       finishFlush: zlibConstants.Z_SYNC_FLUSH,
+      ...outputSize(Math.ceil(size * guess / packed.length)),
     });
     const lines = linesOf(plainBytes(prefix), first, last, false);
     if (lines !== null) return lines;
   }
-  return linesOf(plainBytes(inflateRawSync(packed)), first, last, true)!;
+  return linesOf(plainBytes(inflateRawSync(packed, outputSize(size))), first, last, true)!;
 }
+
+/** zlib's output piece for an expected output length (0: unknown, its default). */
+function outputSize(bytes: number): { chunkSize?: number } {
+  return bytes > 0 ? { chunkSize: Math.max(MIN_OUTPUT, bytes + OUTPUT_SLACK) } : {};
+}
+
+/** zlib's least output piece, and room over an expected length (the end of a stream). */
+const MIN_OUTPUT = 64;
+const OUTPUT_SLACK = 1024;
 
 /** A Node Buffer's bytes as a plain Uint8Array (whose `indexOf` is the engine's, not Node's). */
 function plainBytes(buffer: Uint8Array): Uint8Array {

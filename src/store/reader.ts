@@ -448,8 +448,15 @@ export class TargetReader {
     if (!row) return null;
     const first = Math.max(1, start);
     const last = Math.min(end, start + maxLines - 1);
-    const lineCount = files.get(id)?.lineCount ?? 0;
-    return unpackLines(row.text as Uint8Array, first, last, lineCount > 0 ? last / lineCount : 1);
+    const file = files.get(id);
+    const lineCount = file?.lineCount ?? 0;
+    return unpackLines(
+      row.text as Uint8Array,
+      first,
+      last,
+      lineCount > 0 ? last / lineCount : 1,
+      file?.size ?? 0,
+    );
   }
 
   /**
