@@ -9,7 +9,8 @@ import { bestMatches, firstMatchingLine } from "../src/actions/search.ts";
 import { sliceLines } from "../src/engine/lines.ts";
 import { codeTerms } from "../src/engine/tokenizer.ts";
 import { packText, unpackLines, unpackText } from "../src/store/packing.ts";
-import { stableOrder, type TargetReader } from "../src/store/reader.ts";
+import type { TargetReader } from "../src/store/reader.ts";
+import { stableOrder } from "../src/engine/stable_order.ts";
 import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
 

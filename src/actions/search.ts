@@ -444,15 +444,17 @@ function rankRepository(
     ...vectorScores.keys(),
     ...pinned,
   ]);
-  const chunks: RankChunk[] = reader.chunks([...ids]).filter((chunk) => allowFile(chunk.fileId));
-  for (const chunk of chunks) {
-    const match = lexical.get(chunk.id);
-    if (match) {
-      chunk.lexical = match.score;
-      chunk.lexicalTerms = match.terms;
-    }
-    const cosine = vectorScores.get(chunk.id);
-    if (cosine !== undefined) chunk.vector = cosine;
+  // Every chunk with the same fields (one object shape for the ranker's reads).
+  const chunks: RankChunk[] = [];
+  for (const entry of reader.chunks([...ids])) {
+    if (!allowFile(entry.fileId)) continue;
+    const match = lexical.get(entry.id);
+    chunks.push({
+      ...entry,
+      lexical: match?.score,
+      lexicalTerms: match?.terms,
+      vector: vectorScores.get(entry.id),
+    });
   }
   const ranked = rankChunks({
     strategy,
