@@ -56,14 +56,34 @@ Deno.test("lines read from a prefix of a stored text are the whole text's lines"
       // The output sized right, unknown, too small and too large: the same lines.
       const bytes = new TextEncoder().encode(whole).length;
       const size = [bytes, 0, 7, bytes * 3][Math.floor(probe / 4) % 4];
+      const expected = sliceLines(whole, start, end, maxLines);
       assert.equal(
         unpackLines(packed, first, last, share, size),
-        sliceLines(whole, start, end, maxLines),
+        expected,
         `round ${round}: lines ${start}..${end} (at most ${maxLines}), share ${share}, size ${size}`,
+      );
+      // From a byte of the first line (its start, its line feed, or between) of the text as it
+      // was packed (a leading byte-order mark counted), as chunks know it.
+      const at = byteOnLine(text, first, next());
+      if (at === null) continue;
+      assert.equal(
+        unpackLines(packed, first, last, share, size, at),
+        expected,
+        `round ${round}: lines ${start}..${end} (at most ${maxLines}) from byte ${at}`,
       );
     }
   }
 });
+
+/** A byte offset on 1-based line `line` of a text's UTF-8 bytes (`pick` in [0, 1) says where). */
+function byteOnLine(text: string, line: number, pick: number): number | null {
+  const lines = text.split("\n");
+  if (line > lines.length) return null;
+  const encoder = new TextEncoder();
+  const start = encoder.encode(lines.slice(0, line - 1).map((l) => l + "\n").join("")).length;
+  const length = encoder.encode(lines[line - 1]).length;
+  return start + Math.floor(pick * (length + 1));
+}
 
 Deno.test("the best matches are a stable sort's first ones, ties included", () => {
   const next = seededRandom(3);

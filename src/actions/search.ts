@@ -241,7 +241,12 @@ export async function search(
     workspace.withReader(repo, (reader) => {
       const lines = reader.fileLines(positions.map((at) => {
         const { chunk } = ordered[at];
-        return { path: chunk.path, start: chunk.startLine, end: chunk.endLine };
+        return {
+          path: chunk.path,
+          start: chunk.startLine,
+          end: chunk.endLine,
+          startByte: chunk.startByte,
+        };
       }));
       positions.forEach((at, i) => snippets.set(at, lines[i] ?? ""));
     });

@@ -17,6 +17,8 @@ export interface RankChunk {
   path: string;
   startLine: number;
   endLine: number;
+  /** Where it starts in its file's committed text (UTF-8 bytes), when read from a target. */
+  startByte?: number;
   kind: string;
   symbolPath: string | null;
   /** Weighted bm25 (absent when the lexical backend did not find it). */

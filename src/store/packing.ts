@@ -133,7 +133,10 @@ const PREFIX_EXTRA = 1024;
  * that size (with slack) is inflated, and the whole text when the guess fell
  * short. Only the lines' bytes are decoded. `size`, the text's length in
  * UTF-8 bytes when known, sizes the inflated output in one buffer (zlib's
- * default is 16 KiB pieces, joined at the end).
+ * default is 16 KiB pieces, joined at the end). `startByte`, when not
+ * negative, is the offset of a byte on line `first` (or the text's length
+ * when line `first` is an empty last line): the lines are found from there
+ * instead of by counting the line feeds before them.
  */
 export function unpackLines(
   packed: Uint8Array,
@@ -141,8 +144,13 @@ export function unpackLines(
   last: number,
   share = 1,
   size = 0,
+  startByte = -1,
 ): string {
   if (last < first) return "";
+  const linesOf = startByte < 0
+    ? countedLines
+    : (bytes: Uint8Array, first: number, last: number, whole: boolean) =>
+      linesFrom(bytes, startByte, last - first + 1, whole);
   const guess = Math.ceil(packed.length * Math.max(0, share) * PREFIX_SLACK) + PREFIX_EXTRA;
   if (guess < packed.length) {
     // A raw deflate stream cut anywhere inflates to a prefix of the text (sync flush: no error).
@@ -171,15 +179,35 @@ function plainBytes(buffer: Uint8Array): Uint8Array {
 }
 
 /** Lines `first..last` of UTF-8 bytes; null when `bytes` is a prefix that may end before them. */
-function linesOf(bytes: Uint8Array, first: number, last: number, whole: boolean): string | null {
+function countedLines(
+  bytes: Uint8Array,
+  first: number,
+  last: number,
+  whole: boolean,
+): string | null {
   let from = 0;
   for (let line = 1; line < first; line++) {
     const end = bytes.indexOf(LINE_FEED, from);
     if (end < 0) return whole ? "" : null;
     from = end + 1;
   }
+  return linesAt(bytes, from, last - first + 1, whole);
+}
+
+/**
+ * `count` lines of UTF-8 bytes from the line that holds byte `at`; null when
+ * `bytes` is a prefix that may end before them.
+ */
+function linesFrom(bytes: Uint8Array, at: number, count: number, whole: boolean): string | null {
+  if (at > bytes.length || (at === bytes.length && !whole)) return whole ? "" : null;
+  const from = at === 0 ? 0 : bytes.lastIndexOf(LINE_FEED, at - 1) + 1;
+  return linesAt(bytes, from, count, whole);
+}
+
+/** `count` lines of UTF-8 bytes from offset `from` (a line start), joined by line feeds. */
+function linesAt(bytes: Uint8Array, from: number, count: number, whole: boolean): string | null {
   let to = from - 1;
-  for (let line = first; line <= last; line++) {
+  for (let line = 0; line < count; line++) {
     const end = bytes.indexOf(LINE_FEED, to + 1);
     if (end < 0) {
       if (!whole) return null;
