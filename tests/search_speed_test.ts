@@ -10,7 +10,7 @@ import { sliceLines } from "../src/engine/lines.ts";
 import { codeTerms } from "../src/engine/tokenizer.ts";
 import { packText, unpackLines, unpackText } from "../src/store/packing.ts";
 import type { TargetReader } from "../src/store/reader.ts";
-import { stableOrder } from "../src/engine/stable_order.ts";
+import { stableOrder } from "../src/engine/order.ts";
 import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
 

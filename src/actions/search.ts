@@ -23,6 +23,7 @@ import {
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
 import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
 import { sliceLines } from "../engine/lines.ts";
+import { selectValue } from "../engine/order.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveListing, liveScan } from "./live_scan.ts";
@@ -455,7 +456,14 @@ function rankRepository(
     if (!allowFile(entry.fileId)) continue;
     const match = lexical.get(entry.id);
     chunks.push({
-      ...entry,
+      id: entry.id,
+      fileId: entry.fileId,
+      path: entry.path,
+      startLine: entry.startLine,
+      endLine: entry.endLine,
+      startByte: entry.startByte,
+      kind: entry.kind,
+      symbolPath: entry.symbolPath,
       lexical: match?.score,
       lexicalTerms: match?.terms,
       vector: vectorScores.get(entry.id),
@@ -496,19 +504,24 @@ export function bestMatches<T extends { score: number }>(
   matches: Map<number, T>,
   count: number,
 ): [number, T][] {
-  const entries = [...matches.entries()];
-  if (entries.length > count && count > 0) {
-    const scores = new Float64Array(entries.length);
-    entries.forEach(([, match], i) => scores[i] = match.score);
-    const threshold = scores.sort()[scores.length - count];
+  if (matches.size > count && count > 0) {
+    const scores = new Float64Array(matches.size);
+    let at = 0;
+    for (const match of matches.values()) scores[at++] = match.score;
+    const threshold = selectValue(scores, scores.length - count);
     // Every entry above the threshold, and the earliest at it until `count` are kept.
-    let room = count - entries.filter(([, match]) => match.score > threshold).length;
-    const kept = entries.filter(([, match]) =>
-      match.score > threshold || (match.score === threshold && room-- > 0)
-    );
+    let room = count;
+    for (const match of matches.values()) if (match.score > threshold) room--;
+    const kept: [number, T][] = [];
+    for (const [id, match] of matches) {
+      if (match.score > threshold || (match.score === threshold && room-- > 0)) {
+        kept.push([id, match]);
+      }
+    }
     return kept.sort((a, b) => b[1].score - a[1].score);
   }
-  return entries.sort((a, b) => b[1].score - a[1].score).slice(0, Math.max(0, count));
+  return [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
+    .slice(0, Math.max(0, count));
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { codeTerms, compactIdentifier } from "../engine/tokenizer.ts";
 import { pathMatchesMention, type QueryAnalysis } from "../engine/query.ts";
-import { stableOrder } from "../engine/stable_order.ts";
+import { stableOrder } from "../engine/order.ts";
 
 export type Strategy = "hybrid" | "lexical" | "vector";
 
@@ -210,8 +210,9 @@ export function rankChunks(input: RankInput): RankedChunk[] {
   for (let at = 0; at < chunks.length; at++) byFile[filled[fileOf[at]]++] = at;
   const bestFirst = (a: number, b: number) =>
     chunkScores[b] - chunkScores[a] || chunks[a].startLine - chunks[b].startLine || a - b;
-  const idfs = [...input.termIdf];
-  const pathTermTotal = idfs.reduce((sum, [, idf]) => sum + idf, 0) || 1;
+  const selectedTerms = [...input.termIdf.keys()];
+  const idfs = [...input.termIdf.values()];
+  const pathTermTotal = idfs.reduce((sum, idf) => sum + idf, 0) || 1;
   const fileScores = new Float64Array(fileIds.length);
   for (let f = 0; f < fileIds.length; f++) {
     const from = starts[f];
@@ -224,7 +225,9 @@ export function rankChunks(input: RankInput): RankedChunk[] {
     const file = input.files.get(fileId)!;
     const features = featuresOf(file);
     let pathWeight = 0;
-    for (const [term, idf] of idfs) if (features.pathTerms.has(term)) pathWeight += idf;
+    for (let t = 0; t < selectedTerms.length; t++) {
+      if (features.pathTerms.has(selectedTerms[t])) pathWeight += idfs[t];
+    }
     score += RANKING.pathTerms * Math.min(1, (pathWeight / pathTermTotal) * 4);
     let mention = 0;
     for (const mentioned of analysis.paths) {

@@ -18,6 +18,7 @@
  * the other Workers (`adoptIndexes`).
  */
 import { readQuantized } from "../engine/vector.ts";
+import { selectValue } from "../engine/order.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
 import {
   COLUMNS_PER_PASS,
@@ -329,33 +330,6 @@ function rowsReaching(
     if (allows(row)) found.push(row);
   }
   return found.length >= count ? found : null;
-}
-
-/** The `k`-th smallest (from 0) of `values`, which are reordered (Hoare's selection). */
-function selectValue(values: Float64Array, k: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  while (low < high) {
-    const a = values[low], b = values[(low + high) >> 1], c = values[high];
-    // The median of three as the pivot: a value in the range, so both scans stop.
-    const pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i] < pivot) i++;
-      while (values[j] > pivot) j--;
-      if (i <= j) {
-        const swap = values[i];
-        values[i++] = values[j];
-        values[j--] = swap;
-      }
-    }
-    // Now low..j ≤ pivot, i..high ≥ pivot, and j+1..i-1 equal it.
-    if (k <= j) high = j;
-    else if (k >= i) low = i;
-    else return values[k];
-  }
-  return values[low];
 }
 
 /** `topRows` by a min-heap over every row. */

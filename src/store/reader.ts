@@ -10,7 +10,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type StatementUnit, unpackLines, unpackText, unpackUnits } from "./packing.ts";
 import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
 import { unpackRelations } from "./relation_pack.ts";
-import { stableOrder } from "../engine/stable_order.ts";
+import { stableOrder } from "../engine/order.ts";
 import type { RelationRow } from "./records.ts";
 
 /** One indexed file, without its text. */
