@@ -311,16 +311,26 @@ function topRows(scores: Float64Array, count: number, allows: (row: number) => b
  * `topRows` when enough allowed rows reach the `count`-th best score of all
  * rows: every allowed row above it and the earliest allowed rows at it (a
  * row below it has `count` better ones). Null when too few are allowed.
+ *
+ * The `count`-th best is selected among candidate rows only: those at or
+ * above a bound read from every `SAMPLE_STRIDE`-th row, low enough that
+ * `count` rows reach it (else every row is a candidate). A row that ties or
+ * beats the `count`-th best is then a candidate, so candidates in row order
+ * give the same rows as every row would.
  */
 function rowsReaching(
   scores: Float64Array,
   count: number,
   allows: (row: number) => boolean,
 ): number[] | null {
-  const threshold = selectValue(scores.slice(), scores.length - count);
+  const candidates = candidateRows(scores, count);
+  const values = new Float64Array(candidates.length);
+  for (let i = 0; i < candidates.length; i++) values[i] = scores[candidates[i]];
+  const threshold = selectValue(values, candidates.length - count);
   const found: number[] = [];
   const tied: number[] = [];
-  for (let row = 0; row < scores.length; row++) {
+  for (let i = 0; i < candidates.length; i++) {
+    const row = candidates[i];
     if (scores[row] > threshold) {
       if (allows(row)) found.push(row);
     } else if (scores[row] === threshold) tied.push(row);
@@ -330,6 +340,34 @@ function rowsReaching(
     if (allows(row)) found.push(row);
   }
   return found.length >= count ? found : null;
+}
+
+/** Rows read for the sampled bound, and how far below the sample's own share it is taken. */
+const SAMPLE_STRIDE = 16;
+const SAMPLE_MARGIN = 1.5;
+const SAMPLE_EXTRA = 8;
+
+/**
+ * Rows in order whose score reaches a bound that at least `count` rows reach
+ * (`count` ≤ the number of rows): the bound from a strided sample, or every
+ * row when the sample's bound leaves fewer than `count`.
+ */
+function candidateRows(scores: Float64Array, count: number): Int32Array {
+  const rows = scores.length;
+  const sampled = Math.ceil(rows / SAMPLE_STRIDE);
+  const rank = Math.ceil((count / SAMPLE_STRIDE) * SAMPLE_MARGIN) + SAMPLE_EXTRA;
+  if (rank < sampled) {
+    const sample = new Float64Array(sampled);
+    for (let i = 0; i < sampled; i++) sample[i] = scores[i * SAMPLE_STRIDE];
+    const bound = selectValue(sample, sampled - 1 - rank);
+    const found = new Int32Array(rows);
+    let size = 0;
+    for (let row = 0; row < rows; row++) if (scores[row] >= bound) found[size++] = row;
+    if (size >= count) return found.subarray(0, size);
+  }
+  const every = new Int32Array(rows);
+  for (let row = 0; row < rows; row++) every[row] = row;
+  return every;
 }
 
 /** `topRows` by a min-heap over every row. */
