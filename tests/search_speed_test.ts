@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { bestMatches, firstMatchingLine } from "../src/actions/search.ts";
 import { sliceLines } from "../src/engine/lines.ts";
 import { codeTerms } from "../src/engine/tokenizer.ts";
-import { packText, unpackLines, unpackText } from "../src/store/packing.ts";
+import { packText, TEXT_PIECE, unpackLines, unpackText } from "../src/store/packing.ts";
 import type { TargetReader } from "../src/store/reader.ts";
 import { stableOrder } from "../src/engine/order.ts";
 import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
@@ -42,8 +42,10 @@ Deno.test("lines read from a prefix of a stored text are the whole text's lines"
   const next = seededRandom(12);
   for (let round = 0; round < 200; round++) {
     const text = randomText(next);
-    const packed = packText(text);
+    // Whole, and in pieces of a few bytes (cut inside lines and characters) to a few lines.
+    const packed = packText(text, [TEXT_PIECE, 7, 64, 500, 4096][round % 5]);
     const whole = unpackText(packed);
+    assert.equal(whole, text.replace(/^\uFEFF/, ""), `round ${round}: unpacked`);
     const lineCount = whole.split("\n").length;
     for (let probe = 0; probe < 20; probe++) {
       const start = Math.floor(next() * (lineCount + 3)) - 1;
@@ -175,6 +177,8 @@ Deno.test("search's snippets are the chunk's lines of the committed text, deep i
     db.close();
     const text = unpackText(row.text);
     assert.equal(text, body.join("\n"));
+    // Over 16 KiB: stored in pieces (their mark first), which snippets inflate from.
+    assert.equal(row.text[0], 0xfe);
     for (const query of ["sextant_needle_function", "helper_1500", "helper_2", "value"]) {
       const answer = await run("search", { query, limit: 10 });
       assert.ok(answer.results.length > 0, query);
@@ -197,11 +201,19 @@ Deno.test("search's snippets are the chunk's lines of the committed text, deep i
             { path: entry.path, start: entry.startLine, end: entry.endLine },
             { path: entry.path, start: entry.startLine, end: entry.endLine + 100 },
             { path: "pkg/absent.py", start: 1, end: 2 },
+            // From the chunk's first byte, as search asks: from the piece that holds it.
+            {
+              path: entry.path,
+              start: entry.startLine,
+              end: entry.endLine + 100,
+              startByte: entry.startByte,
+            },
           ], 12),
           [
             sliceLines(text, entry.startLine, entry.endLine, 12),
             sliceLines(text, entry.startLine, entry.endLine + 100, 12),
             null,
+            sliceLines(text, entry.startLine, entry.endLine + 100, 12),
           ],
         );
       }
