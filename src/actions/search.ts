@@ -125,6 +125,8 @@ export async function search(
     ? null
     : await queryVector(workspace, params.query, analysis, providerProblems);
   const texts = new Map<string, string>();
+  // Per repository, the generation its chunks were read at (null: it moved while they were).
+  const chunkGenerations = new Map<Repository, number | null>();
   // Identifiers the query writes that some searched repository holds (by whole compact term).
   const seen = new Set<string>();
   for (const repo of repos) {
@@ -169,6 +171,7 @@ export async function search(
       continue;
     }
     ranked.push(...answer.value.ranked);
+    chunkGenerations.set(repo, answer.value.chunkGeneration);
     limitations.push(...answer.value.limitations);
     for (const word of answer.value.seen) seen.add(word);
   }
@@ -215,6 +218,7 @@ export async function search(
       continue;
     }
     for (const entry of answer.value.ranked) ranked.push({ ...entry, dependency: source });
+    chunkGenerations.set(target, answer.value.chunkGeneration);
   }
   // One repository keeps its order; several are merged round by round, best first.
   const merged = repos.length === 1 && dependencies.length === 0
@@ -240,13 +244,15 @@ export async function search(
   }
   for (const [repo, positions] of byRepository) {
     workspace.withReader(repo, (reader) => {
+      // A chunk's start byte is of the text it was cut from: used while that text is committed.
+      const same = reader.generation() === chunkGenerations.get(repo);
       const lines = reader.fileLines(positions.map((at) => {
         const { chunk } = ordered[at];
         return {
           path: chunk.path,
           start: chunk.startLine,
           end: chunk.endLine,
-          startByte: chunk.startByte,
+          startByte: same ? chunk.startByte : undefined,
         };
       }));
       positions.forEach((at, i) => snippets.set(at, lines[i] ?? ""));
@@ -384,7 +390,12 @@ function rankRepository(
     /** The caller's path rule: then every statistic is over the visible part only. */
     rule: PathRule | null;
   },
-): { ranked: RepositoryAnswer["ranked"]; limitations: string[]; seen: string[] } {
+): {
+  ranked: RepositoryAnswer["ranked"];
+  limitations: string[];
+  seen: string[];
+  chunkGeneration: number | null;
+} {
   const { analysis, strategy } = options;
   const table = reader.fileTable();
   const statistics = lexicalStatistics(reader, options.rule);
@@ -452,7 +463,10 @@ function rankRepository(
   ]);
   // Every chunk with the same fields (one object shape for the ranker's reads).
   const chunks: RankChunk[] = [];
-  for (const entry of reader.chunks([...ids])) {
+  const before = reader.generation();
+  const entries = reader.chunks([...ids]);
+  const chunkGeneration = reader.generation() === before ? before : null;
+  for (const entry of entries) {
     if (!allowFile(entry.fileId)) continue;
     const match = lexical.get(entry.id);
     chunks.push({
@@ -488,6 +502,7 @@ function rankRepository(
       round,
     })),
     limitations,
+    chunkGeneration,
     // Identifiers the query writes that this target holds (by whole compact term).
     seen: analysis.identifiers.filter((word) =>
       statistics.termDocuments(compactIdentifier(word)) > 0
