@@ -190,7 +190,8 @@ const PREFIX_EXTRA = 1024;
  * default is 16 KiB pieces, joined at the end). `startByte`, when not
  * negative, is the offset of a byte on line `first` (or the text's length
  * when line `first` is an empty last line): the lines are found from there
- * instead of by counting the line feeds before them.
+ * instead of by counting the line feeds before them, and a text stored in
+ * pieces is inflated from the piece that holds their first line.
  */
 export function unpackLines(
   packed: Uint8Array,
