@@ -1,15 +1,16 @@
 /**
  * What search's cheaper paths must give exactly as the plain ones did: lines
  * read from a prefix of a stored text, the best lexical matches picked without
- * sorting them all, the first matching line of a snippet found with a cheap
+ * sorting them all, term rows ordered without a comparator, the first matching line of a snippet found with a cheap
  * pre-check, and a search's snippets cut from the committed text.
  */
 import assert from "node:assert/strict";
 import { bestMatches, firstMatchingLine } from "../src/actions/search.ts";
 import { sliceLines } from "../src/engine/lines.ts";
 import { codeTerms } from "../src/engine/tokenizer.ts";
-import { packText, unpackLines, unpackText } from "../src/store/packing.ts";
+import { packText, TEXT_PIECE, unpackLines, unpackText } from "../src/store/packing.ts";
 import type { TargetReader } from "../src/store/reader.ts";
+import { stableOrder } from "../src/engine/order.ts";
 import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
 
@@ -41,8 +42,10 @@ Deno.test("lines read from a prefix of a stored text are the whole text's lines"
   const next = seededRandom(12);
   for (let round = 0; round < 200; round++) {
     const text = randomText(next);
-    const packed = packText(text);
+    // Whole, and in pieces of a few bytes (cut inside lines and characters) to a few lines.
+    const packed = packText(text, [TEXT_PIECE, 7, 64, 500, 4096][round % 5]);
     const whole = unpackText(packed);
+    assert.equal(whole, text.replace(/^\uFEFF/, ""), `round ${round}: unpacked`);
     const lineCount = whole.split("\n").length;
     for (let probe = 0; probe < 20; probe++) {
       const start = Math.floor(next() * (lineCount + 3)) - 1;
@@ -52,14 +55,37 @@ Deno.test("lines read from a prefix of a stored text are the whole text's lines"
       const share = [0, 1, next(), Math.max(1, end) / lineCount][probe % 4];
       const first = Math.max(1, start);
       const last = Math.min(end, start + maxLines - 1);
+      // The output sized right, unknown, too small and too large: the same lines.
+      const bytes = new TextEncoder().encode(whole).length;
+      const size = [bytes, 0, 7, bytes * 3][Math.floor(probe / 4) % 4];
+      const expected = sliceLines(whole, start, end, maxLines);
       assert.equal(
-        unpackLines(packed, first, last, share),
-        sliceLines(whole, start, end, maxLines),
-        `round ${round}: lines ${start}..${end} (at most ${maxLines}), share ${share}`,
+        unpackLines(packed, first, last, share, size),
+        expected,
+        `round ${round}: lines ${start}..${end} (at most ${maxLines}), share ${share}, size ${size}`,
+      );
+      // From a byte of the first line (its start, its line feed, or between) of the text as it
+      // was packed (a leading byte-order mark counted), as chunks know it.
+      const at = byteOnLine(text, first, next());
+      if (at === null) continue;
+      assert.equal(
+        unpackLines(packed, first, last, share, size, at),
+        expected,
+        `round ${round}: lines ${start}..${end} (at most ${maxLines}) from byte ${at}`,
       );
     }
   }
 });
+
+/** A byte offset on 1-based line `line` of a text's UTF-8 bytes (`pick` in [0, 1) says where). */
+function byteOnLine(text: string, line: number, pick: number): number | null {
+  const lines = text.split("\n");
+  if (line > lines.length) return null;
+  const encoder = new TextEncoder();
+  const start = encoder.encode(lines.slice(0, line - 1).map((l) => l + "\n").join("")).length;
+  const length = encoder.encode(lines[line - 1]).length;
+  return start + Math.floor(pick * (length + 1));
+}
 
 Deno.test("the best matches are a stable sort's first ones, ties included", () => {
   const next = seededRandom(3);
@@ -74,6 +100,21 @@ Deno.test("the best matches are a stable sort's first ones, ties included", () =
     const expected = [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
       .slice(0, count);
     assert.deepEqual(bestMatches(matches, count), expected, `round ${round}`);
+  }
+});
+
+Deno.test("term rows are ordered as a stable sort by rank orders them, ties and signed zeros included", () => {
+  const next = seededRandom(5);
+  for (let round = 0; round < 300; round++) {
+    const size = Math.floor(next() * 80);
+    // Few distinct ranks (many ties), negative as bm25's, with -0 and 0 among them.
+    const pool = [-0, 0, -1.5, -2.25, -1e-6, -3, 4];
+    const ranks = Float64Array.from(
+      { length: size },
+      () => next() < 0.5 ? pool[Math.floor(next() * pool.length)] : -next() * 10,
+    );
+    const expected = [...ranks.keys()].sort((a, b) => ranks[a] - ranks[b]);
+    assert.deepEqual([...stableOrder(ranks)], expected, `round ${round}`);
   }
 });
 
@@ -136,6 +177,8 @@ Deno.test("search's snippets are the chunk's lines of the committed text, deep i
     db.close();
     const text = unpackText(row.text);
     assert.equal(text, body.join("\n"));
+    // Over 16 KiB: stored in pieces (their mark first), which snippets inflate from.
+    assert.equal(row.text[0], 0xfe);
     for (const query of ["sextant_needle_function", "helper_1500", "helper_2", "value"]) {
       const answer = await run("search", { query, limit: 10 });
       assert.ok(answer.results.length > 0, query);
@@ -158,11 +201,19 @@ Deno.test("search's snippets are the chunk's lines of the committed text, deep i
             { path: entry.path, start: entry.startLine, end: entry.endLine },
             { path: entry.path, start: entry.startLine, end: entry.endLine + 100 },
             { path: "pkg/absent.py", start: 1, end: 2 },
+            // From the chunk's first byte, as search asks: from the piece that holds it.
+            {
+              path: entry.path,
+              start: entry.startLine,
+              end: entry.endLine + 100,
+              startByte: entry.startByte,
+            },
           ], 12),
           [
             sliceLines(text, entry.startLine, entry.endLine, 12),
             sliceLines(text, entry.startLine, entry.endLine + 100, 12),
             null,
+            sliceLines(text, entry.startLine, entry.endLine + 100, 12),
           ],
         );
       }

@@ -161,6 +161,29 @@ Deno.test("the index ranks as a full float scan when most rows tie at the cut", 
   }
 });
 
+Deno.test("the index ranks as a full float scan when the best rows are the sampled ones", () => {
+  // The cut is first looked for among every 16th row: here those are the best rows, so too few
+  // rows reach the sample's bound and every row is a candidate.
+  const next = seededRandom(23);
+  const dimensions = 32;
+  const query = randomUnit(next, dimensions);
+  const rows: VectorRow[] = Array.from({ length: 2000 }, (_, i) => {
+    const vector = randomUnit(next, dimensions);
+    if (i % 16 === 0) { for (let d = 0; d < dimensions; d++) vector[d] = query[d] * 4 + vector[d]; }
+    return { chunkId: 7000 + i, fileId: i % 40, vector: quantizedBytes(normalize(vector)) };
+  });
+  const index = loadVectorIndex(rows, rows.length, { model: "test" });
+  for (const limit of [1, 10, 40, 100]) {
+    for (const allowFile of [undefined, (fileId: number) => fileId % 5 !== 0]) {
+      assert.deepEqual(
+        nearestChunks(index, query, { limit, allowFile }),
+        reference(rows, query, limit, allowFile),
+        `limit ${limit}`,
+      );
+    }
+  }
+});
+
 Deno.test("an index one thread loads serves another through shared memory", async () => {
   const root = fixtureRepository({
     "src/retry.ts": "export function retryWithBackoff(attempts: number) {\n  return attempts;\n}\n",

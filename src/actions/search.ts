@@ -23,6 +23,7 @@ import {
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
 import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
 import { sliceLines } from "../engine/lines.ts";
+import { selectValue } from "../engine/order.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveListing, liveScan } from "./live_scan.ts";
@@ -124,6 +125,8 @@ export async function search(
     ? null
     : await queryVector(workspace, params.query, analysis, providerProblems);
   const texts = new Map<string, string>();
+  // Per repository, the generation its chunks were read at (null: it moved while they were).
+  const chunkGenerations = new Map<Repository, number | null>();
   // Identifiers the query writes that some searched repository holds (by whole compact term).
   const seen = new Set<string>();
   for (const repo of repos) {
@@ -168,6 +171,7 @@ export async function search(
       continue;
     }
     ranked.push(...answer.value.ranked);
+    chunkGenerations.set(repo, answer.value.chunkGeneration);
     limitations.push(...answer.value.limitations);
     for (const word of answer.value.seen) seen.add(word);
   }
@@ -214,6 +218,7 @@ export async function search(
       continue;
     }
     for (const entry of answer.value.ranked) ranked.push({ ...entry, dependency: source });
+    chunkGenerations.set(target, answer.value.chunkGeneration);
   }
   // One repository keeps its order; several are merged round by round, best first.
   const merged = repos.length === 1 && dependencies.length === 0
@@ -239,9 +244,16 @@ export async function search(
   }
   for (const [repo, positions] of byRepository) {
     workspace.withReader(repo, (reader) => {
+      // A chunk's start byte is of the text it was cut from: used while that text is committed.
+      const same = reader.generation() === chunkGenerations.get(repo);
       const lines = reader.fileLines(positions.map((at) => {
         const { chunk } = ordered[at];
-        return { path: chunk.path, start: chunk.startLine, end: chunk.endLine };
+        return {
+          path: chunk.path,
+          start: chunk.startLine,
+          end: chunk.endLine,
+          startByte: same ? chunk.startByte : undefined,
+        };
       }));
       positions.forEach((at, i) => snippets.set(at, lines[i] ?? ""));
     });
@@ -378,7 +390,12 @@ function rankRepository(
     /** The caller's path rule: then every statistic is over the visible part only. */
     rule: PathRule | null;
   },
-): { ranked: RepositoryAnswer["ranked"]; limitations: string[]; seen: string[] } {
+): {
+  ranked: RepositoryAnswer["ranked"];
+  limitations: string[];
+  seen: string[];
+  chunkGeneration: number | null;
+} {
   const { analysis, strategy } = options;
   const table = reader.fileTable();
   const statistics = lexicalStatistics(reader, options.rule);
@@ -444,15 +461,27 @@ function rankRepository(
     ...vectorScores.keys(),
     ...pinned,
   ]);
-  const chunks: RankChunk[] = reader.chunks([...ids]).filter((chunk) => allowFile(chunk.fileId));
-  for (const chunk of chunks) {
-    const match = lexical.get(chunk.id);
-    if (match) {
-      chunk.lexical = match.score;
-      chunk.lexicalTerms = match.terms;
-    }
-    const cosine = vectorScores.get(chunk.id);
-    if (cosine !== undefined) chunk.vector = cosine;
+  // Every chunk with the same fields (one object shape for the ranker's reads).
+  const chunks: RankChunk[] = [];
+  const before = reader.generation();
+  const entries = reader.chunks([...ids]);
+  const chunkGeneration = reader.generation() === before ? before : null;
+  for (const entry of entries) {
+    if (!allowFile(entry.fileId)) continue;
+    const match = lexical.get(entry.id);
+    chunks.push({
+      id: entry.id,
+      fileId: entry.fileId,
+      path: entry.path,
+      startLine: entry.startLine,
+      endLine: entry.endLine,
+      startByte: entry.startByte,
+      kind: entry.kind,
+      symbolPath: entry.symbolPath,
+      lexical: match?.score,
+      lexicalTerms: match?.terms,
+      vector: vectorScores.get(entry.id),
+    });
   }
   const ranked = rankChunks({
     strategy,
@@ -473,6 +502,7 @@ function rankRepository(
       round,
     })),
     limitations,
+    chunkGeneration,
     // Identifiers the query writes that this target holds (by whole compact term).
     seen: analysis.identifiers.filter((word) =>
       statistics.termDocuments(compactIdentifier(word)) > 0
@@ -489,19 +519,24 @@ export function bestMatches<T extends { score: number }>(
   matches: Map<number, T>,
   count: number,
 ): [number, T][] {
-  const entries = [...matches.entries()];
-  if (entries.length > count && count > 0) {
-    const scores = new Float64Array(entries.length);
-    entries.forEach(([, match], i) => scores[i] = match.score);
-    const threshold = scores.sort()[scores.length - count];
+  if (matches.size > count && count > 0) {
+    const scores = new Float64Array(matches.size);
+    let at = 0;
+    for (const match of matches.values()) scores[at++] = match.score;
+    const threshold = selectValue(scores, scores.length - count);
     // Every entry above the threshold, and the earliest at it until `count` are kept.
-    let room = count - entries.filter(([, match]) => match.score > threshold).length;
-    const kept = entries.filter(([, match]) =>
-      match.score > threshold || (match.score === threshold && room-- > 0)
-    );
+    let room = count;
+    for (const match of matches.values()) if (match.score > threshold) room--;
+    const kept: [number, T][] = [];
+    for (const [id, match] of matches) {
+      if (match.score > threshold || (match.score === threshold && room-- > 0)) {
+        kept.push([id, match]);
+      }
+    }
     return kept.sort((a, b) => b[1].score - a[1].score);
   }
-  return entries.sort((a, b) => b[1].score - a[1].score).slice(0, Math.max(0, count));
+  return [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
+    .slice(0, Math.max(0, count));
 }
 
 /**

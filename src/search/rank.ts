@@ -6,6 +6,7 @@
  */
 import { codeTerms, compactIdentifier } from "../engine/tokenizer.ts";
 import { pathMatchesMention, type QueryAnalysis } from "../engine/query.ts";
+import { stableOrder } from "../engine/order.ts";
 
 export type Strategy = "hybrid" | "lexical" | "vector";
 
@@ -16,6 +17,8 @@ export interface RankChunk {
   path: string;
   startLine: number;
   endLine: number;
+  /** Where it starts in its file's committed text (UTF-8 bytes), when read from a target. */
+  startByte?: number;
   kind: string;
   symbolPath: string | null;
   /** Weighted bm25 (absent when the lexical backend did not find it). */
@@ -174,8 +177,11 @@ export function rankChunks(input: RankInput): RankedChunk[] {
   const selected = new Map([...input.termIdf.keys()].map((term, bit) => [term, bit]));
   const termBits = analysis.terms.map((term) => selected.get(term.term) ?? -1);
   const identifierNames = new Set(analysis.identifiers.map((word) => compactIdentifier(word)));
-  // Chunks are addressed by their position in `input.chunks`.
+  // Chunks are addressed by their position in `input.chunks`, files by their first chunk's turn.
   const chunkScores = new Float64Array(chunks.length);
+  const fileOf = new Int32Array(chunks.length);
+  const fileIds: number[] = [];
+  const ordinals = new Map<number, number>();
   for (let at = 0; at < chunks.length; at++) {
     const chunk = chunks[at];
     let score = base[at];
@@ -187,25 +193,41 @@ export function rankChunks(input: RankInput): RankedChunk[] {
     if (chunk.kind === "definition") score *= 1 + RANKING.definitionKind;
     if (input.pinned.has(chunk.id)) score += RANKING.pinned;
     chunkScores[at] = score;
+    let ordinal = ordinals.get(chunk.fileId);
+    if (ordinal === undefined) {
+      ordinals.set(chunk.fileId, ordinal = fileIds.length);
+      fileIds.push(chunk.fileId);
+    }
+    fileOf[at] = ordinal;
   }
-  const byFile = new Map<number, number[]>();
-  for (let at = 0; at < chunks.length; at++) {
-    const own = byFile.get(chunks[at].fileId);
-    if (own) own.push(at);
-    else byFile.set(chunks[at].fileId, [at]);
-  }
-  const fileScores = new Map<number, number>();
-  const pathTermTotal = [...input.termIdf.values()].reduce((a, b) => a + b, 0) || 1;
-  for (const [fileId, own] of byFile) {
-    own.sort((a, b) =>
-      chunkScores[b] - chunkScores[a] || chunks[a].startLine - chunks[b].startLine
-    );
-    const scores = own.map((at) => chunkScores[at]);
-    let score = scores[0] + RANKING.secondChunk * ((scores[1] ?? 0) + 0.5 * (scores[2] ?? 0));
+  // Each file's chunks, best first (then by line), in one array: file `f` holds
+  // `byFile[starts[f] .. starts[f + 1])`.
+  const starts = new Int32Array(fileIds.length + 1);
+  for (let at = 0; at < chunks.length; at++) starts[fileOf[at] + 1]++;
+  for (let f = 0; f < fileIds.length; f++) starts[f + 1] += starts[f];
+  const byFile = new Int32Array(chunks.length);
+  const filled = starts.slice(0, fileIds.length);
+  for (let at = 0; at < chunks.length; at++) byFile[filled[fileOf[at]]++] = at;
+  const bestFirst = (a: number, b: number) =>
+    chunkScores[b] - chunkScores[a] || chunks[a].startLine - chunks[b].startLine || a - b;
+  const selectedTerms = [...input.termIdf.keys()];
+  const idfs = [...input.termIdf.values()];
+  const pathTermTotal = idfs.reduce((sum, idf) => sum + idf, 0) || 1;
+  const fileScores = new Float64Array(fileIds.length);
+  for (let f = 0; f < fileIds.length; f++) {
+    const from = starts[f];
+    const count = starts[f + 1] - from;
+    if (count > 1) byFile.subarray(from, from + count).sort(bestFirst);
+    const second = count > 1 ? chunkScores[byFile[from + 1]] : 0;
+    const third = count > 2 ? chunkScores[byFile[from + 2]] : 0;
+    let score = chunkScores[byFile[from]] + RANKING.secondChunk * (second + 0.5 * third);
+    const fileId = fileIds[f];
     const file = input.files.get(fileId)!;
     const features = featuresOf(file);
     let pathWeight = 0;
-    for (const [term, idf] of input.termIdf) if (features.pathTerms.has(term)) pathWeight += idf;
+    for (let t = 0; t < selectedTerms.length; t++) {
+      if (features.pathTerms.has(selectedTerms[t])) pathWeight += idfs[t];
+    }
     score += RANKING.pathTerms * Math.min(1, (pathWeight / pathTermTotal) * 4);
     let mention = 0;
     for (const mentioned of analysis.paths) {
@@ -218,36 +240,47 @@ export function rankChunks(input: RankInput): RankedChunk[] {
     if (features.doc) score *= RANKING.docPenalty;
     if (features.config) score *= RANKING.configPenalty;
     if (features.vendor) score *= RANKING.vendorPenalty;
-    fileScores.set(fileId, score);
+    fileScores[f] = score;
   }
-  const files = [...byFile.keys()].sort((a, b) =>
-    fileScores.get(b)! - fileScores.get(a)! ||
-    (input.files.get(a)!.path < input.files.get(b)!.path ? -1 : 1)
+  const order = Int32Array.from(fileIds.keys()).sort((a, b) =>
+    fileScores[b] - fileScores[a] ||
+    (input.files.get(fileIds[a])!.path < input.files.get(fileIds[b])!.path ? -1 : 1)
   );
-  // Rounds: every file's best chunk in file order, then every file's second, … (a round visits
-  // only the files with a chunk left).
-  const ranked: RankedChunk[] = [];
-  let open = files.map((fileId) => ({ fileId, own: byFile.get(fileId)! }));
-  for (let round = 0; open.length > 0; round++) {
-    for (const { fileId, own } of open) {
-      const at = own[round];
-      const chunk = chunks[at];
-      const best = chunkScores[own[0]] || 1;
+  // The share of the query's weight each distinct set of term bits holds.
+  const shares = new Map<number, number>();
+  const shareOf = (bits: number): number => {
+    let share = shares.get(bits);
+    if (share === undefined) {
       let matched = 0;
-      const bits = chunk.lexicalTerms ?? 0;
       if (bits !== 0) {
         for (let i = 0; i < termBits.length; i++) {
           if (termBits[i] >= 0 && (bits >>> termBits[i]) & 1) matched += analysis.terms[i].weight;
         }
       }
+      shares.set(bits, share = totalWeight > 0 ? matched / totalWeight : 0);
+    }
+    return share;
+  };
+  // Rounds: every file's best chunk in file order, then every file's second, … (a round visits
+  // only the files with a chunk left).
+  const ranked: RankedChunk[] = [];
+  let open = Array.from(order);
+  for (let round = 0; open.length > 0; round++) {
+    let left = 0;
+    for (const f of open) {
+      const from = starts[f];
+      const at = byFile[from + round];
+      const chunk = chunks[at];
+      const best = chunkScores[byFile[from]] || 1;
       ranked.push({
         chunk,
-        score: fileScores.get(fileId)! * (chunkScores[at] / best),
-        matchedShare: totalWeight > 0 ? matched / totalWeight : 0,
+        score: fileScores[f] * (chunkScores[at] / best),
+        matchedShare: shareOf(chunk.lexicalTerms ?? 0),
         round,
       });
+      if (starts[f + 1] - from > round + 1) open[left++] = f;
     }
-    open = open.filter(({ own }) => own.length > round + 1);
+    open.length = left;
   }
   return ranked;
 }
@@ -296,12 +329,12 @@ function baseScores(input: RankInput): Float64Array {
 
 /** 1-based ranks by descending score (equal scores in list order), by position; 0 when absent. */
 function rankOf(list: number[], score: (at: number) => number, size: number): Int32Array {
-  // Scores read once into an array; the sort (stable) compares entries of it.
-  const scores = new Float64Array(list.length);
-  list.forEach((at, i) => scores[i] = score(at));
-  const order = list.map((_, i) => i).sort((a, b) => scores[b] - scores[a]);
+  // Negated, ascending: descending scores, equal ones in list order.
+  const negated = new Float64Array(list.length);
+  for (let i = 0; i < list.length; i++) negated[i] = -score(list[i]);
+  const order = stableOrder(negated);
   const ranks = new Int32Array(size);
-  order.forEach((i, rank) => ranks[list[i]] = rank + 1);
+  for (let rank = 0; rank < order.length; rank++) ranks[list[order[rank]]] = rank + 1;
   return ranks;
 }
 

@@ -18,6 +18,7 @@
  * the other Workers (`adoptIndexes`).
  */
 import { readQuantized } from "../engine/vector.ts";
+import { selectValue } from "../engine/order.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
 import {
   COLUMNS_PER_PASS,
@@ -310,16 +311,26 @@ function topRows(scores: Float64Array, count: number, allows: (row: number) => b
  * `topRows` when enough allowed rows reach the `count`-th best score of all
  * rows: every allowed row above it and the earliest allowed rows at it (a
  * row below it has `count` better ones). Null when too few are allowed.
+ *
+ * The `count`-th best is selected among candidate rows only: those at or
+ * above a bound read from every `SAMPLE_STRIDE`-th row, low enough that
+ * `count` rows reach it (else every row is a candidate). A row that ties or
+ * beats the `count`-th best is then a candidate, so candidates in row order
+ * give the same rows as every row would.
  */
 function rowsReaching(
   scores: Float64Array,
   count: number,
   allows: (row: number) => boolean,
 ): number[] | null {
-  const threshold = selectValue(scores.slice(), scores.length - count);
+  const candidates = candidateRows(scores, count);
+  const values = new Float64Array(candidates.length);
+  for (let i = 0; i < candidates.length; i++) values[i] = scores[candidates[i]];
+  const threshold = selectValue(values, candidates.length - count);
   const found: number[] = [];
   const tied: number[] = [];
-  for (let row = 0; row < scores.length; row++) {
+  for (let i = 0; i < candidates.length; i++) {
+    const row = candidates[i];
     if (scores[row] > threshold) {
       if (allows(row)) found.push(row);
     } else if (scores[row] === threshold) tied.push(row);
@@ -331,31 +342,32 @@ function rowsReaching(
   return found.length >= count ? found : null;
 }
 
-/** The `k`-th smallest (from 0) of `values`, which are reordered (Hoare's selection). */
-function selectValue(values: Float64Array, k: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  while (low < high) {
-    const a = values[low], b = values[(low + high) >> 1], c = values[high];
-    // The median of three as the pivot: a value in the range, so both scans stop.
-    const pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i] < pivot) i++;
-      while (values[j] > pivot) j--;
-      if (i <= j) {
-        const swap = values[i];
-        values[i++] = values[j];
-        values[j--] = swap;
-      }
-    }
-    // Now low..j ≤ pivot, i..high ≥ pivot, and j+1..i-1 equal it.
-    if (k <= j) high = j;
-    else if (k >= i) low = i;
-    else return values[k];
+/** Rows read for the sampled bound, and how far below the sample's own share it is taken. */
+const SAMPLE_STRIDE = 16;
+const SAMPLE_MARGIN = 1.5;
+const SAMPLE_EXTRA = 8;
+
+/**
+ * Rows in order whose score reaches a bound that at least `count` rows reach
+ * (`count` ≤ the number of rows): the bound from a strided sample, or every
+ * row when the sample's bound leaves fewer than `count`.
+ */
+function candidateRows(scores: Float64Array, count: number): Int32Array {
+  const rows = scores.length;
+  const sampled = Math.ceil(rows / SAMPLE_STRIDE);
+  const rank = Math.ceil((count / SAMPLE_STRIDE) * SAMPLE_MARGIN) + SAMPLE_EXTRA;
+  if (rank < sampled) {
+    const sample = new Float64Array(sampled);
+    for (let i = 0; i < sampled; i++) sample[i] = scores[i * SAMPLE_STRIDE];
+    const bound = selectValue(sample, sampled - 1 - rank);
+    const found = new Int32Array(rows);
+    let size = 0;
+    for (let row = 0; row < rows; row++) if (scores[row] >= bound) found[size++] = row;
+    if (size >= count) return found.subarray(0, size);
   }
-  return values[low];
+  const every = new Int32Array(rows);
+  for (let row = 0; row < rows; row++) every[row] = row;
+  return every;
 }
 
 /** `topRows` by a min-heap over every row. */

@@ -107,14 +107,68 @@ export class ByteReader {
 /** How hard committed text is compressed (zlib level: 1 fastest … 9 smallest). */
 const TEXT_LEVEL = 6;
 
-/** Committed text as stored: deflate-raw of its UTF-8 bytes. */
-export function packText(text: string): Uint8Array {
-  return toBytes(deflateRawSync(encoder.encode(text), { level: TEXT_LEVEL }));
+/** UTF-8 bytes of committed text a stored piece holds (the last piece holds the rest). */
+export const TEXT_PIECE = 16_384;
+/**
+ * The first byte of a text stored in pieces. A raw deflate stream never starts
+ * with it: its block type bits (1-2) would be 3, which deflate reserves.
+ */
+const PIECES_MARK = 0xfe;
+
+/**
+ * Committed text as stored: deflate-raw of its UTF-8 bytes. A text longer
+ * than `pieceBytes` is deflated piece by piece, each piece on its own (a full
+ * flush ends every piece but the last), so the pieces together are still one
+ * raw deflate stream and each can be inflated without those before it; the
+ * stream follows `PIECES_MARK`, the number of pieces and each one's stored
+ * length (varints).
+ */
+export function packText(text: string, pieceBytes = TEXT_PIECE): Uint8Array {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= pieceBytes) return toBytes(deflateRawSync(bytes, { level: TEXT_LEVEL }));
+  const count = Math.ceil(bytes.length / pieceBytes);
+  const pieces: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const piece = bytes.subarray(i * pieceBytes, Math.min(bytes.length, (i + 1) * pieceBytes));
+    pieces.push(deflateRawSync(piece, {
+      level: TEXT_LEVEL,
+      finishFlush: i < count - 1 ? zlibConstants.Z_FULL_FLUSH : zlibConstants.Z_FINISH,
+    }));
+  }
+  const out = new ByteWriter();
+  out.byte(PIECES_MARK);
+  out.uint(pieceBytes);
+  out.uint(count);
+  for (const piece of pieces) out.uint(piece.length);
+  for (const piece of pieces) out.bytes(piece);
+  return out.finish();
+}
+
+/** A stored text's deflate stream, and where each piece of it starts (one piece: not cut). */
+interface StoredPieces {
+  stream: Uint8Array;
+  /** UTF-8 bytes of text per piece. */
+  pieceBytes: number;
+  /** Offset in `stream` of each piece's first byte, and the stream's length after the last. */
+  offsets: number[];
+}
+
+function storedPieces(packed: Uint8Array): StoredPieces {
+  if (packed.length === 0 || packed[0] !== PIECES_MARK) {
+    return { stream: packed, pieceBytes: Infinity, offsets: [0, packed.length] };
+  }
+  const header = new ByteReader(packed.subarray(1));
+  const pieceBytes = header.uint();
+  const count = header.uint();
+  const offsets = [0];
+  for (let i = 0; i < count; i++) offsets.push(offsets[i] + header.uint());
+  const stream = packed.subarray(packed.length - offsets[count]);
+  return { stream, pieceBytes, offsets };
 }
 
 /** The text `packText` stored. */
 export function unpackText(packed: Uint8Array): string {
-  return decoder.decode(inflateRawSync(packed));
+  return decoder.decode(inflateRawSync(storedPieces(packed).stream));
 }
 
 const LINE_FEED = 10;
@@ -131,21 +185,103 @@ const PREFIX_EXTRA = 1024;
  * the text after those lines. `share` guesses the part of the text they end
  * in (0 … 1, e.g. `last` over the line count); a prefix of the stored bytes
  * that size (with slack) is inflated, and the whole text when the guess fell
- * short. Only the lines' bytes are decoded.
+ * short. Only the lines' bytes are decoded. `size`, the text's length in
+ * UTF-8 bytes when known, sizes the inflated output in one buffer (zlib's
+ * default is 16 KiB pieces, joined at the end). `startByte`, when not
+ * negative, is the offset of a byte on line `first` (or the text's length
+ * when line `first` is an empty last line): the lines are found from there
+ * instead of by counting the line feeds before them, and a text stored in
+ * pieces is inflated from the piece that holds their first line.
  */
-export function unpackLines(packed: Uint8Array, first: number, last: number, share = 1): string {
+export function unpackLines(
+  packed: Uint8Array,
+  first: number,
+  last: number,
+  share = 1,
+  size = 0,
+  startByte = -1,
+): string {
   if (last < first) return "";
+  const stored = storedPieces(packed);
+  if (startByte >= 0 && stored.offsets.length > 2) {
+    return piecesLines(stored, startByte, last - first + 1, share, size);
+  }
+  packed = stored.stream;
+  const linesOf = startByte < 0
+    ? countedLines
+    : (bytes: Uint8Array, first: number, last: number, whole: boolean) =>
+      linesFrom(bytes, startByte, last - first + 1, whole);
   const guess = Math.ceil(packed.length * Math.max(0, share) * PREFIX_SLACK) + PREFIX_EXTRA;
   if (guess < packed.length) {
     // A raw deflate stream cut anywhere inflates to a prefix of the text (sync flush: no error).
     const prefix = inflateRawSync(packed.subarray(0, guess), {
       finishFlush: zlibConstants.Z_SYNC_FLUSH,
+      ...outputSize(Math.ceil(size * guess / packed.length)),
     });
     const lines = linesOf(plainBytes(prefix), first, last, false);
     if (lines !== null) return lines;
   }
-  return linesOf(plainBytes(inflateRawSync(packed)), first, last, true)!;
+  return linesOf(plainBytes(inflateRawSync(packed, outputSize(size))), first, last, true)!;
 }
+
+/**
+ * `count` lines from the line that holds byte `at`, of a text stored in
+ * pieces: inflated from the piece that holds the line's start (looked for in
+ * the piece holding `at`, then in the pieces before it), first as far as the
+ * guessed end of the lines (`share` of the text's `size` bytes), then to the
+ * end of the text when the guess fell short.
+ */
+function piecesLines(
+  stored: StoredPieces,
+  at: number,
+  count: number,
+  share: number,
+  size: number,
+): string {
+  const { stream, pieceBytes, offsets } = stored;
+  const end = Math.max(0, share) * size;
+  for (let piece = Math.min(offsets.length - 2, Math.floor(at / pieceBytes)); piece >= 0; piece--) {
+    const base = piece * pieceBytes;
+    const from = offsets[piece];
+    const local = at - base;
+    // Stored bytes per byte of text from this piece on, for the guess.
+    const ratio = (stream.length - from) / Math.max(1, size - base);
+    const guess = from + Math.ceil((end - base) * ratio * PREFIX_SLACK) + PREFIX_EXTRA;
+    let earlier = false;
+    for (const whole of [false, true]) {
+      if (!whole && (size <= 0 || guess >= stream.length)) continue;
+      const bytes = plainBytes(
+        inflateRawSync(stream.subarray(from, whole ? stream.length : guess), {
+          finishFlush: zlibConstants.Z_SYNC_FLUSH,
+          ...outputSize(whole ? size - base : Math.ceil((guess - from) / ratio)),
+        }),
+      );
+      if (local > bytes.length || (local === bytes.length && !whole)) {
+        if (whole) return "";
+        continue;
+      }
+      const start = local === 0 ? 0 : bytes.lastIndexOf(LINE_FEED, local - 1) + 1;
+      // No line feed before `at` in this piece: the line starts in an earlier one.
+      if (start === 0 && piece > 0) {
+        earlier = true;
+        break;
+      }
+      const lines = linesAt(bytes, start, count, whole, base + start === 0);
+      if (lines !== null) return lines;
+    }
+    if (!earlier) return "";
+  }
+  return "";
+}
+
+/** zlib's output piece for an expected output length (0: unknown, its default). */
+function outputSize(bytes: number): { chunkSize?: number } {
+  return bytes > 0 ? { chunkSize: Math.max(MIN_OUTPUT, bytes + OUTPUT_SLACK) } : {};
+}
+
+/** zlib's least output piece, and room over an expected length (the end of a stream). */
+const MIN_OUTPUT = 64;
+const OUTPUT_SLACK = 1024;
 
 /** A Node Buffer's bytes as a plain Uint8Array (whose `indexOf` is the engine's, not Node's). */
 function plainBytes(buffer: Uint8Array): Uint8Array {
@@ -153,15 +289,45 @@ function plainBytes(buffer: Uint8Array): Uint8Array {
 }
 
 /** Lines `first..last` of UTF-8 bytes; null when `bytes` is a prefix that may end before them. */
-function linesOf(bytes: Uint8Array, first: number, last: number, whole: boolean): string | null {
+function countedLines(
+  bytes: Uint8Array,
+  first: number,
+  last: number,
+  whole: boolean,
+): string | null {
   let from = 0;
   for (let line = 1; line < first; line++) {
     const end = bytes.indexOf(LINE_FEED, from);
     if (end < 0) return whole ? "" : null;
     from = end + 1;
   }
+  return linesAt(bytes, from, last - first + 1, whole);
+}
+
+/**
+ * `count` lines of UTF-8 bytes from the line that holds byte `at`; null when
+ * `bytes` is a prefix that may end before them.
+ */
+function linesFrom(bytes: Uint8Array, at: number, count: number, whole: boolean): string | null {
+  if (at > bytes.length || (at === bytes.length && !whole)) return whole ? "" : null;
+  const from = at === 0 ? 0 : bytes.lastIndexOf(LINE_FEED, at - 1) + 1;
+  return linesAt(bytes, from, count, whole);
+}
+
+/**
+ * `count` lines of UTF-8 bytes from offset `from` (a line start), joined by
+ * line feeds; `textStart` when `from` is the text's first byte (a byte-order
+ * mark there is not part of the text).
+ */
+function linesAt(
+  bytes: Uint8Array,
+  from: number,
+  count: number,
+  whole: boolean,
+  textStart = from === 0,
+): string | null {
   let to = from - 1;
-  for (let line = first; line <= last; line++) {
+  for (let line = 0; line < count; line++) {
     const end = bytes.indexOf(LINE_FEED, to + 1);
     if (end < 0) {
       if (!whole) return null;
@@ -171,7 +337,7 @@ function linesOf(bytes: Uint8Array, first: number, last: number, whole: boolean)
     to = end;
   }
   // A line feed is one byte in UTF-8 and never part of another character: the cut is clean.
-  return (from === 0 ? decoder : innerDecoder).decode(bytes.subarray(from, Math.max(from, to)));
+  return (textStart ? decoder : innerDecoder).decode(bytes.subarray(from, Math.max(from, to)));
 }
 
 function toBytes(buffer: Uint8Array): Uint8Array {

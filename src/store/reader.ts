@@ -10,6 +10,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type StatementUnit, unpackLines, unpackText, unpackUnits } from "./packing.ts";
 import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
 import { unpackRelations } from "./relation_pack.ts";
+import { stableOrder } from "../engine/order.ts";
 import type { RelationRow } from "./records.ts";
 
 /** One indexed file, without its text. */
@@ -35,6 +36,8 @@ export interface ChunkEntry {
   path: string;
   startLine: number;
   endLine: number;
+  /** Where the chunk starts in its file's committed text (UTF-8 bytes), on its start line. */
+  startByte: number;
   kind: string;
   symbolPath: string | null;
 }
@@ -196,6 +199,7 @@ interface ChunkTable {
   fileIds: Int32Array;
   startLines: Int32Array;
   endLines: Int32Array;
+  startBytes: Int32Array;
   kinds: string[];
   symbolPaths: (string | null)[];
   byFile: Map<number, number[]>;
@@ -420,16 +424,18 @@ export class TargetReader {
    * `maxLines`) of a file's committed text, as `sliceLines` cuts them from
    * `fileText`; null when the file is not indexed. A text not kept decoded is
    * inflated only as far as those lines, and only they are decoded (search's
-   * snippets: most hits are one chunk of a long file).
+   * snippets: most hits are one chunk of a long file). `startByte`, when given,
+   * is a byte of line `start` in the committed text (a chunk's `startByte`):
+   * the lines are found from there, not by counting the lines before them.
    */
   fileLines(
-    requests: readonly { path: string; start: number; end: number }[],
+    requests: readonly { path: string; start: number; end: number; startByte?: number }[],
     maxLines = SNIPPET_LINES,
   ): (string | null)[] {
     const files = this.fileTable().files;
     const ids = this.memo(FILE_IDS, () => fileIds(files));
-    return requests.map(({ path, start, end }) =>
-      this.#fileLinesOf(ids.get(path), files, path, start, end, maxLines)
+    return requests.map(({ path, start, end, startByte }) =>
+      this.#fileLinesOf(ids.get(path), files, path, start, end, maxLines, startByte)
     );
   }
 
@@ -440,6 +446,7 @@ export class TargetReader {
     start: number,
     end: number,
     maxLines: number,
+    startByte?: number,
   ): string | null {
     if (id === undefined) return null;
     const cached = this.#texts.get(path);
@@ -448,8 +455,18 @@ export class TargetReader {
     if (!row) return null;
     const first = Math.max(1, start);
     const last = Math.min(end, start + maxLines - 1);
-    const lineCount = files.get(id)?.lineCount ?? 0;
-    return unpackLines(row.text as Uint8Array, first, last, lineCount > 0 ? last / lineCount : 1);
+    const file = files.get(id);
+    const lineCount = file?.lineCount ?? 0;
+    const size = file?.size ?? 0;
+    // The share of the text the lines end in: from their first byte and the average line when
+    // that byte is known, else from the line numbers.
+    const at = startByte !== undefined && start >= 1 && size > 0 ? startByte : -1;
+    const share = at >= 0 && lineCount > 0
+      ? (at + (last - first + 1) * size / lineCount) / size
+      : lineCount > 0
+      ? last / lineCount
+      : 1;
+    return unpackLines(row.text as Uint8Array, first, last, share, size, at);
   }
 
   /**
@@ -469,7 +486,8 @@ export class TargetReader {
   #chunkTable(): ChunkTable {
     return this.memo(CHUNK_TABLE, () => {
       const rows = this.#all(
-        "SELECT id, file_id, start_line, end_line, kind, symbol_path FROM source_chunks ORDER BY id",
+        `SELECT id, file_id, start_line, end_line, start_byte, kind, symbol_path
+           FROM source_chunks ORDER BY id`,
       );
       const table: ChunkTable = {
         rows: new Map(),
@@ -477,6 +495,7 @@ export class TargetReader {
         fileIds: new Int32Array(rows.length),
         startLines: new Int32Array(rows.length),
         endLines: new Int32Array(rows.length),
+        startBytes: new Int32Array(rows.length),
         kinds: new Array(rows.length),
         symbolPaths: new Array(rows.length),
         byFile: new Map(),
@@ -492,6 +511,7 @@ export class TargetReader {
         table.fileIds[at] = fileId;
         table.startLines[at] = Number(row.start_line);
         table.endLines[at] = Number(row.end_line);
+        table.startBytes[at] = Number(row.start_byte);
         table.kinds[at] = kinds.get(kind)!;
         table.symbolPaths[at] = row.symbol_path as string | null;
         const own = table.byFile.get(fileId);
@@ -535,6 +555,7 @@ export class TargetReader {
         path: files.get(table.fileIds[at])?.path ?? "",
         startLine: table.startLines[at],
         endLine: table.endLines[at],
+        startByte: table.startBytes[at],
         kind: table.kinds[at],
         symbolPath: table.symbolPaths[at],
       });
@@ -574,13 +595,15 @@ export class TargetReader {
     if (cached) return cached;
     // Sorted here, not by `ORDER BY rank LIMIT` (a third of the query's time): a stable sort
     // of the rows in the order FTS5 gives them, which is how SQLite's sorter orders equal ranks.
-    const rows = this.#all(
-      `SELECT rowid AS id, bm25(source_chunks_fts, 1.0, 2.0) AS rank FROM source_chunks_fts
+    // Rows as arrays (no object per row): [rowid, rank].
+    const rows = this.#arrays(
+      `SELECT rowid, bm25(source_chunks_fts, 1.0, 2.0) FROM source_chunks_fts
         WHERE source_chunks_fts MATCH ?`,
       expression,
     );
-    const ranks = rows.map((row) => row.rank as number);
-    const order = ranks.map((_, i) => i).sort((a, b) => ranks[a] - ranks[b]);
+    const ranks = new Float64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) ranks[i] = rows[i][1] as number;
+    const order = stableOrder(ranks);
     const kept = Math.min(order.length, Math.max(0, limit));
     const matches: TermMatches = {
       length: 0,
@@ -589,7 +612,7 @@ export class TargetReader {
       ranks: new Float64Array(kept),
     };
     for (let i = 0; i < kept; i++) {
-      const at = table.rows.get(Number(rows[order[i]].id));
+      const at = table.rows.get(Number(rows[order[i]][0]));
       if (at === undefined) continue;
       matches.chunkIds[matches.length] = table.ids[at];
       matches.fileIds[matches.length] = table.fileIds[at];
@@ -1070,6 +1093,20 @@ export class TargetReader {
 
   #all(sql: string, ...args: (string | number)[]): Row[] {
     return this.#statement(sql).all(...args) as Row[];
+  }
+
+  /** Rows as arrays of column values, in the select's order (no object per row). */
+  #arrays(sql: string, ...args: (string | number)[]): unknown[][] {
+    const key = `arrays\0${sql}`;
+    let statement = this.#statements.get(key);
+    if (!statement) {
+      if (this.#statements.size >= MAX_STATEMENTS) this.#statements.clear();
+      statement = this.#db.prepare(sql);
+      // In node:sqlite, not yet in Deno's types.
+      (statement as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+      this.#statements.set(key, statement);
+    }
+    return statement.all(...args) as unknown as unknown[][];
   }
 
   #get(sql: string, ...args: (string | number)[]): Row | undefined {

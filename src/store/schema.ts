@@ -44,9 +44,11 @@
  *       a declaration file is named as the module it declares (`index.d.ts` → `index`).
  *   7 — file_text.regions holds statement units (top-level statements and, in Python,
  *       the statements of large compound statements' blocks) in place of top-level ranges.
+ *   8 — a committed text over 16 KiB is deflated in 16 KiB pieces, each inflatable on its
+ *       own (search's snippets inflate from the piece that holds their lines).
  */
 export const SCHEMA_VERSION = 4;
-export const PIPELINE_VERSION = 7;
+export const PIPELINE_VERSION = 8;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
