@@ -57,6 +57,8 @@ interface Slot {
   } | null;
   /** Pause before the next start after failures in a row (0: none yet). */
   backoff: number;
+  /** The kept vector indexes this Worker holds already (it loaded them, or was handed them). */
+  vectors: Set<SharedVectorIndex>;
   respawn: ReturnType<typeof setTimeout> | null;
 }
 
@@ -90,6 +92,7 @@ export class QueryPool {
         busy: null,
         backoff: 0,
         respawn: null,
+        vectors: new Set(),
       };
       this.#slots.push(slot);
       this.#spawn(slot);
@@ -167,6 +170,7 @@ export class QueryPool {
     const worker = new Worker(this.#module, { type: "module" });
     slot.worker = worker;
     slot.ready = false;
+    slot.vectors.clear();
     worker.onmessage = (event: MessageEvent<QueryWorkerMessage>) => {
       if (slot.worker !== worker) return;
       if ("ready" in event.data) {
@@ -220,7 +224,10 @@ export class QueryPool {
     slot.busy = null;
     // A cancelled job's time says nothing of the action's (it stopped early).
     if (!busy.answered) this.times.observe(busy.action, performance.now() - busy.started);
-    for (const index of reply.vectors ?? []) this.#keep(index);
+    for (const index of reply.vectors ?? []) {
+      this.#keep(index);
+      slot.vectors.add(index);
+    }
     if (!busy.answered) busy.resolve(reply);
     this.#pump();
   }
@@ -281,7 +288,15 @@ export class QueryPool {
       answered: false,
       release: waiting.release,
     };
-    const job: QueryJob = { ...waiting.job, id, vectors: [...this.#vectors.values()] };
+    // Only the indexes this Worker does not hold yet: each one handed over is a new
+    // WebAssembly.Memory object there, whose whole size V8 counts as external memory until a
+    // full collection, so handing every index with every job ran a full GC every few jobs.
+    // (An index no longer kept here is forgotten, so an old generation's memory can go.)
+    const kept = [...this.#vectors.values()];
+    for (const held of slot.vectors) if (!kept.includes(held)) slot.vectors.delete(held);
+    const vectors = kept.filter((index) => !slot.vectors.has(index));
+    for (const index of vectors) slot.vectors.add(index);
+    const job: QueryJob = { ...waiting.job, id, vectors };
     slot.worker!.postMessage(job);
   }
 }
