@@ -1,8 +1,8 @@
 /**
  * The daemon's query Worker, counting the vector indexes each job hands it. A job whose
  * action is `handovers` is answered here, after a pause (so that two sent at once reach two
- * Workers): the number of indexes every earlier job carried. Every other job is the real
- * Worker's.
+ * Workers): the number of indexes every earlier job carried. A `sleep` job is answered after
+ * `params.ms`. Every other job is the real Worker's.
  */
 import "../src/daemon/query_worker.ts";
 
@@ -16,6 +16,11 @@ self.onmessage = async (event: MessageEvent) => {
       id: job.id,
       envelope: { data: { carried: [...carried] } },
     });
+    return;
+  }
+  if (job?.action === "sleep") {
+    await new Promise((resolve) => setTimeout(resolve, job.params.ms));
+    (self as unknown as Worker).postMessage({ id: job.id, envelope: { data: { slept: true } } });
     return;
   }
   if (job && !("type" in job)) carried.push(job.vectors?.length ?? 0);

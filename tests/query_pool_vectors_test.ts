@@ -1,23 +1,72 @@
-/** The daemon's query Workers share vector indexes, each handed to a Worker once. */
+/**
+ * The daemon's query Workers: vector indexes are shared, each handed to a Worker once; a spare
+ * Worker starts only while long jobs hold the resident one.
+ */
 import assert from "node:assert/strict";
-import { QueryPool } from "../src/daemon/query_pool.ts";
+import { QueryPool, SLOW_MS, SPARE_IDLE_MS } from "../src/daemon/query_pool.ts";
 import type { Envelope } from "../src/protocol/types.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import { fixtureRepository, tempCache } from "./_helpers.ts";
 
-Deno.test("query pool: a vector index one Worker loads reaches each other Worker once, never back to its loader", async () => {
-  const root = fixtureRepository({
+/** A fixture repository with a current target: its directory and cache. */
+async function indexedFixture(): Promise<{ directory: string; cacheDirectory: string }> {
+  const directory = fixtureRepository({
     "src/retry.ts": "export function retryWithBackoff(attempts: number) {\n  return attempts;\n}\n",
     "src/cookies.ts":
       "export function mergeCookies(jar: Map<string, string>) {\n  return jar;\n}\n",
   });
-  const cache = tempCache();
-  const workspace = await Workspace.open({ directory: root, cacheDirectory: cache });
+  const cacheDirectory = tempCache();
+  const workspace = await Workspace.open({ directory, cacheDirectory });
   try {
     await workspace.refresh(workspace.repositories[0]);
   } finally {
     workspace.close();
   }
+  return { directory, cacheDirectory };
+}
+
+Deno.test("query pool: a spare Worker starts only while a long job holds the resident one, takes the short jobs waiting, and ends when idle", async () => {
+  const workspace = await indexedFixture();
+  const pool = new QueryPool(2, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+    resident: 1,
+  });
+  const job = (action: string, params: Record<string, unknown>) => ({
+    epoch: 1,
+    workspace,
+    agent: "test",
+    action,
+    params,
+  });
+  try {
+    await pool.ready();
+    assert.equal(pool.running, 1);
+    // Short jobs, many waiting at once: the resident Worker serves them; no spare starts.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => pool.run(job("search", { query: `retry ${i}` }))),
+    );
+    assert.equal(pool.running, 1);
+    // A job running past SLOW_MS holds the resident Worker: a short job waiting gets a spare.
+    let longDone = false;
+    const long = pool.run(job("sleep", { ms: SLOW_MS + 8000 })).then(() => longDone = true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const search = await pool.run(job("search", { query: "merge cookies" })) as Envelope & {
+      results: unknown[];
+    };
+    assert.ok(search.results.length > 0);
+    assert.equal(longDone, false, "the short job waited for the long one");
+    assert.equal(pool.running, 2);
+    await long;
+    // With nothing to do, the spare ends.
+    await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS + 1500));
+    assert.equal(pool.running, 1);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("query pool: a vector index one Worker loads reaches each other Worker once, never back to its loader", async () => {
+  const workspace = await indexedFixture();
   const pool = new QueryPool(2, {
     module: new URL("./_counting_query_worker.ts", import.meta.url),
   });
@@ -25,7 +74,7 @@ Deno.test("query pool: a vector index one Worker loads reaches each other Worker
     await pool.ready();
     const job = (action: string, params: Record<string, unknown>) => ({
       epoch: 1,
-      workspace: { directory: root, cacheDirectory: cache },
+      workspace,
       agent: "test",
       action,
       params,
