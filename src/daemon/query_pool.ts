@@ -16,7 +16,7 @@ import type { Envelope } from "../protocol/types.ts";
 import type { SharedVectorIndex } from "../search/vector_index.ts";
 import { descriptorsFree } from "./descriptors.ts";
 import type { QueryCancel, QueryJob, QueryReply, QueryWorkerMessage } from "./query_worker.ts";
-import { FairShortestFirst, ServiceTimes, type Ticket } from "./schedule.ts";
+import { FairShortestFirst, LONG_MS, ServiceTimes, type Ticket } from "./schedule.ts";
 
 /** How long one query may occupy a Worker before the Worker is replaced. */
 export const QUERY_TIMEOUT_MS = 120_000;
@@ -26,6 +26,12 @@ const RESPAWN_BACKOFF_MAX_MS = 1000;
 
 /** How long a cancelled query may go on before its Worker is replaced. */
 export const CANCEL_GRACE_MS = 250;
+
+/** A job still running after this long holds its Worker like one expected to run long. */
+export const SLOW_MS = 4 * LONG_MS;
+
+/** How long a Worker started on demand stays with nothing to do before it ends. */
+export const SPARE_IDLE_MS = 10_000;
 
 type Job = Omit<QueryJob, "id" | "vectors">;
 
@@ -40,8 +46,14 @@ interface Waiting {
 }
 
 interface Slot {
-  /** Null while a replacement waits for descriptors (or for its backoff). */
+  /** Null while a replacement waits for descriptors (or for its backoff), or a spare is not needed. */
   worker: Worker | null;
+  /**
+   * Started only while every other Worker is held by a long job (`spare`), so that short jobs
+   * need not wait for it; it ends `SPARE_IDLE_MS` after its last job.
+   */
+  spare: boolean;
+  idle: ReturnType<typeof setTimeout> | null;
   /** True once the Worker said its modules are loaded; jobs go only to ready Workers. */
   ready: boolean;
   busy: {
@@ -53,10 +65,15 @@ interface Slot {
     timer: ReturnType<typeof setTimeout>;
     /** Answered already (cancelled): the Worker's reply only frees the slot. */
     answered: boolean;
+    /** Expected to run `LONG_MS` or more, or running past `SLOW_MS`. */
+    long: boolean;
+    slow: ReturnType<typeof setTimeout>;
     release: () => void;
   } | null;
   /** Pause before the next start after failures in a row (0: none yet). */
   backoff: number;
+  /** The kept vector indexes this Worker holds already (it loaded them, or was handed them). */
+  vectors: Set<SharedVectorIndex>;
   respawn: ReturnType<typeof setTimeout> | null;
 }
 
@@ -74,26 +91,38 @@ export class QueryPool {
   cancelReplacements = 0;
 
   /**
-   * `size` Workers, each taking any action. `module` is the Worker's script
-   * (default `query_worker.ts`; it must post `{ ready: true }`).
+   * Up to `size` Workers, each taking any action. `resident` of them (default all) start now
+   * and stay; the others are spares, started only while every running Worker is held by a long
+   * job (one expected to run `LONG_MS` or more, or running past `SLOW_MS`) and jobs wait, so a
+   * pool serving short jobs holds the memory of `resident` Workers only. `module` is the
+   * Worker's script (default `query_worker.ts`; it must post `{ ready: true }`).
    */
   constructor(
     size = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4)),
-    options: { module?: URL } = {},
+    options: { module?: URL; resident?: number } = {},
   ) {
     this.#module = options.module ?? new URL("./query_worker.ts", import.meta.url);
     this.#started.promise.catch(() => {}); // observed by `ready()`
+    const resident = Math.max(1, Math.min(size, options.resident ?? size));
     for (let i = 0; i < Math.max(1, size); i++) {
       const slot: Slot = {
         worker: null,
+        spare: i >= resident,
+        idle: null,
         ready: false,
         busy: null,
         backoff: 0,
         respawn: null,
+        vectors: new Set(),
       };
       this.#slots.push(slot);
-      this.#spawn(slot);
+      if (!slot.spare) this.#spawn(slot);
     }
+  }
+
+  /** Workers running now (spares included). */
+  get running(): number {
+    return this.#slots.filter((slot) => slot.worker !== null).length;
   }
 
   /**
@@ -148,7 +177,9 @@ export class QueryPool {
     this.#started.reject(new Error("The query pool was closed"));
     for (const slot of this.#slots) {
       if (slot.busy) clearTimeout(slot.busy.timer);
+      if (slot.busy) clearTimeout(slot.busy.slow);
       if (slot.respawn) clearTimeout(slot.respawn);
+      if (slot.idle) clearTimeout(slot.idle);
       slot.worker?.terminate();
     }
     this.#slots.length = 0;
@@ -167,12 +198,13 @@ export class QueryPool {
     const worker = new Worker(this.#module, { type: "module" });
     slot.worker = worker;
     slot.ready = false;
+    slot.vectors.clear();
     worker.onmessage = (event: MessageEvent<QueryWorkerMessage>) => {
       if (slot.worker !== worker) return;
       if ("ready" in event.data) {
         slot.ready = true;
         slot.backoff = 0;
-        if (this.#slots.every((each) => each.ready)) this.#started.resolve();
+        if (this.#slots.every((each) => each.ready || each.spare)) this.#started.resolve();
         this.#pump();
         return;
       }
@@ -216,11 +248,15 @@ export class QueryPool {
     const busy = slot.busy;
     if (!busy) return;
     clearTimeout(busy.timer);
+    clearTimeout(busy.slow);
     busy.release();
     slot.busy = null;
     // A cancelled job's time says nothing of the action's (it stopped early).
     if (!busy.answered) this.times.observe(busy.action, performance.now() - busy.started);
-    for (const index of reply.vectors ?? []) this.#keep(index);
+    for (const index of reply.vectors ?? []) {
+      this.#keep(index);
+      slot.vectors.add(index);
+    }
     if (!busy.answered) busy.resolve(reply);
     this.#pump();
   }
@@ -238,12 +274,14 @@ export class QueryPool {
     slot.worker?.terminate();
     slot.worker = null;
     slot.ready = false;
-    if (!this.#closed && !slot.respawn) {
+    // A spare starts again only when it is needed again.
+    if (!this.#closed && !slot.respawn && !slot.spare) {
       if (slot.backoff > 0) slot.respawn = setTimeout(() => this.#spawn(slot), slot.backoff);
       else this.#spawn(slot);
     }
     if (busy) {
       clearTimeout(busy.timer);
+      clearTimeout(busy.slow);
       busy.release();
       if (!busy.answered) busy.resolve({ id: 0, wire: { name, message: why } });
     }
@@ -251,19 +289,45 @@ export class QueryPool {
   }
 
   #pump(): void {
+    const needed = this.#spareNeeded();
     for (const slot of this.#slots) {
       if (slot.busy || !slot.ready || this.#queue.size === 0) continue;
-      // A job expected to run long leaves the last free Worker to the others.
-      const free = this.#slots.filter((each) => each.ready && !each.busy).length;
+      // A spare takes jobs only while the others are held by long ones.
+      if (slot.spare && !needed) continue;
+      // A job expected to run long leaves the last free Worker (a spare not started counts)
+      // to the others.
+      const free = this.#slots.filter((each) => !each.busy).length;
       const ticket = this.#queue.take(this.#slots.length === 1 || free > 1);
-      if (!ticket) return;
+      if (!ticket) break;
       ticket.item.ticket = undefined;
       this.#start(slot, ticket.item);
     }
+    if (this.#queue.size > 0 && this.#spareNeeded()) {
+      const spare = this.#slots.find((slot) => slot.spare && slot.worker === null);
+      if (spare && !spare.respawn) this.#spawn(spare);
+    }
+    for (const slot of this.#slots) {
+      if (!slot.spare || slot.worker === null || slot.busy || slot.idle) continue;
+      slot.idle = setTimeout(() => {
+        slot.idle = null;
+        if (slot.busy || slot.worker === null) return;
+        slot.worker.terminate();
+        slot.worker = null;
+        slot.ready = false;
+      }, SPARE_IDLE_MS);
+    }
+  }
+
+  /** Whether every resident Worker that runs is held by a long job (spares are then used). */
+  #spareNeeded(): boolean {
+    const resident = this.#slots.filter((slot) => !slot.spare && slot.worker !== null);
+    return resident.length > 0 && resident.every((slot) => slot.busy?.long === true);
   }
 
   #start(slot: Slot, waiting: Waiting): void {
     const id = this.#nextId++;
+    if (slot.idle) clearTimeout(slot.idle);
+    slot.idle = null;
     const timer = setTimeout(() => {
       this.times.observe(waiting.job.action, QUERY_TIMEOUT_MS);
       this.#replace(
@@ -280,8 +344,22 @@ export class QueryPool {
       timer,
       answered: false,
       release: waiting.release,
+      long: this.times.expected(waiting.job.action) >= LONG_MS,
+      slow: setTimeout(() => {
+        if (slot.busy?.id !== id) return;
+        slot.busy.long = true;
+        this.#pump();
+      }, SLOW_MS),
     };
-    const job: QueryJob = { ...waiting.job, id, vectors: [...this.#vectors.values()] };
+    // Only the indexes this Worker does not hold yet: each one handed over is a new
+    // WebAssembly.Memory object there, whose whole size V8 counts as external memory until a
+    // full collection, so handing every index with every job ran a full GC every few jobs.
+    // (An index no longer kept here is forgotten, so an old generation's memory can go.)
+    const kept = [...this.#vectors.values()];
+    for (const held of slot.vectors) if (!kept.includes(held)) slot.vectors.delete(held);
+    const vectors = kept.filter((index) => !slot.vectors.has(index));
+    for (const index of vectors) slot.vectors.add(index);
+    const job: QueryJob = { ...waiting.job, id, vectors };
     slot.worker!.postMessage(job);
   }
 }

@@ -11,6 +11,8 @@ import { runAction } from "../actions/dispatch.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { adoptIndexes, type SharedVectorIndex, takeLoadedIndexes } from "../search/vector_index.ts";
+import { heapBound } from "../indexer/heap.ts";
+import { releaseFreedMemory } from "../workspace/refresh_priority.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { AccessPolicy } from "./policy.ts";
 
@@ -42,6 +44,16 @@ export type QueryReply =
 
 /** What the Worker posts: one reply per job, and `ready` once every module it imports is loaded. */
 export type QueryWorkerMessage = QueryReply | { ready: true };
+
+/**
+ * Bytes of V8 heap in use after a reply above which the Worker collects its garbage. Its live
+ * set serving sympy and std is 28-35 MB (the readers' per-generation caches); V8 alone lets the
+ * old generation grow to about four times that before a full collection.
+ */
+export const QUERY_HEAP_MARK = 48 * 2 ** 20;
+
+/** Collects this Worker's garbage once its heap passes `QUERY_HEAP_MARK`. */
+const boundHeap = heapBound(QUERY_HEAP_MARK);
 
 let state: { epoch: number; workspace: Workspace; policy: AccessPolicy } | null = null;
 let running: { id: number; controller: AbortController } | null = null;
@@ -95,6 +107,7 @@ self.onmessage = async (event: MessageEvent<QueryJob | QueryCancel>) => {
   const loaded = takeLoadedIndexes();
   if (loaded.length > 0) reply.vectors = loaded;
   (self as unknown as Worker).postMessage(reply);
+  if (boundHeap()) releaseFreedMemory();
 };
 
 // Every static import has loaded by the time this line runs: the daemon may now hand out jobs.

@@ -122,7 +122,8 @@ export class Daemon {
     const workers = options.queryWorkers ?? 2;
     this.#queryWorkers = workers;
     this.#queries = workers > 0
-      ? new QueryPool(workers, { module: options.queryWorkerModule })
+      // One Worker runs always; the others only while long jobs hold it (`QueryPool`).
+      ? new QueryPool(workers, { module: options.queryWorkerModule, resident: 1 })
       : null;
     // Set again once the daemon has started and its own descriptors can be counted.
     this.#maxConnections = options.maxConnections ?? MAX_CONNECTIONS;

@@ -1,0 +1,28 @@
+/**
+ * The daemon's query Worker, counting the vector indexes each job hands it. A job whose
+ * action is `handovers` is answered here, after a pause (so that two sent at once reach two
+ * Workers): the number of indexes every earlier job carried. A `sleep` job is answered after
+ * `params.ms`. Every other job is the real Worker's.
+ */
+import "../src/daemon/query_worker.ts";
+
+const answer = self.onmessage as (event: MessageEvent) => unknown;
+const carried: number[] = [];
+self.onmessage = async (event: MessageEvent) => {
+  const job = event.data;
+  if (job?.action === "handovers") {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    (self as unknown as Worker).postMessage({
+      id: job.id,
+      envelope: { data: { carried: [...carried] } },
+    });
+    return;
+  }
+  if (job?.action === "sleep") {
+    await new Promise((resolve) => setTimeout(resolve, job.params.ms));
+    (self as unknown as Worker).postMessage({ id: job.id, envelope: { data: { slept: true } } });
+    return;
+  }
+  if (job && !("type" in job)) carried.push(job.vectors?.length ?? 0);
+  return answer(event);
+};

@@ -1,0 +1,108 @@
+/**
+ * The daemon's query Workers: vector indexes are shared, each handed to a Worker once; a spare
+ * Worker starts only while long jobs hold the resident one.
+ */
+import assert from "node:assert/strict";
+import { QueryPool, SLOW_MS, SPARE_IDLE_MS } from "../src/daemon/query_pool.ts";
+import type { Envelope } from "../src/protocol/types.ts";
+import { Workspace } from "../src/workspace/workspace.ts";
+import { fixtureRepository, tempCache } from "./_helpers.ts";
+
+/** A fixture repository with a current target: its directory and cache. */
+async function indexedFixture(): Promise<{ directory: string; cacheDirectory: string }> {
+  const directory = fixtureRepository({
+    "src/retry.ts": "export function retryWithBackoff(attempts: number) {\n  return attempts;\n}\n",
+    "src/cookies.ts":
+      "export function mergeCookies(jar: Map<string, string>) {\n  return jar;\n}\n",
+  });
+  const cacheDirectory = tempCache();
+  const workspace = await Workspace.open({ directory, cacheDirectory });
+  try {
+    await workspace.refresh(workspace.repositories[0]);
+  } finally {
+    workspace.close();
+  }
+  return { directory, cacheDirectory };
+}
+
+Deno.test("query pool: a spare Worker starts only while a long job holds the resident one, takes the short jobs waiting, and ends when idle", async () => {
+  const workspace = await indexedFixture();
+  const pool = new QueryPool(2, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+    resident: 1,
+  });
+  const job = (action: string, params: Record<string, unknown>) => ({
+    epoch: 1,
+    workspace,
+    agent: "test",
+    action,
+    params,
+  });
+  try {
+    await pool.ready();
+    assert.equal(pool.running, 1);
+    // Short jobs, many waiting at once: the resident Worker serves them; no spare starts.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => pool.run(job("search", { query: `retry ${i}` }))),
+    );
+    assert.equal(pool.running, 1);
+    // A job running past SLOW_MS holds the resident Worker: a short job waiting gets a spare.
+    let longDone = false;
+    const long = pool.run(job("sleep", { ms: SLOW_MS + 8000 })).then(() => longDone = true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const search = await pool.run(job("search", { query: "merge cookies" })) as Envelope & {
+      results: unknown[];
+    };
+    assert.ok(search.results.length > 0);
+    assert.equal(longDone, false, "the short job waited for the long one");
+    assert.equal(pool.running, 2);
+    await long;
+    // With nothing to do, the spare ends.
+    await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS + 1500));
+    assert.equal(pool.running, 1);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("query pool: a vector index one Worker loads reaches each other Worker once, never back to its loader", async () => {
+  const workspace = await indexedFixture();
+  const pool = new QueryPool(2, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+  });
+  try {
+    await pool.ready();
+    const job = (action: string, params: Record<string, unknown>) => ({
+      epoch: 1,
+      workspace,
+      agent: "test",
+      action,
+      params,
+    });
+    const search = (query: string) => pool.run(job("search", { query }));
+    // One at a time: the first free Worker takes each; the first search loads the index there.
+    for (const query of ["retry backoff", "merge cookies", "attempts", "jar"]) {
+      const answer = await search(query) as Envelope & { results: unknown[] };
+      assert.ok(answer.results.length > 0, query);
+    }
+    // Two at a time: both Workers search.
+    for (const pair of [["retry", "cookies"], ["backoff", "merge"], ["attempts", "jar map"]]) {
+      await Promise.all(pair.map(search));
+    }
+    const counts = await Promise.all(
+      [0, 1].map(() => pool.run(job("handovers", {})) as Promise<{ data: { carried: number[] } }>),
+    );
+    const carried = counts.map((answer) => answer.data.carried);
+    assert.equal(carried.length, 2);
+    assert.ok(carried.every((jobs) => jobs.length > 0), JSON.stringify(carried));
+    // One index (one target, one model, one generation): handed over at most once in all, to
+    // the Worker that did not load it, and never with every job.
+    const handed = carried.flat().reduce((sum, n) => sum + n, 0);
+    assert.ok(
+      handed <= 1,
+      `indexes handed over, per job of each Worker: ${JSON.stringify(carried)}`,
+    );
+  } finally {
+    pool.close();
+  }
+});
