@@ -1,0 +1,469 @@
+/**
+ * A check on tokens, before anything is parsed, that a piece of Python text
+ * cannot hold a match of a pattern: it answers "maybe" for every piece that
+ * holds one (it accepts more than the matcher), and "no" for most pieces that
+ * hold the pattern's literals without a match (`isinstance(a, b)` for
+ * `isinstance($A, $A)`, `lambda x: x + 1` for `lambda $X: $X`), which the parse
+ * plan then leaves out (`plan.ts`).
+ *
+ * The pattern is read as its leaves in order: tokens (a terminal's text) and
+ * one-node metavariables. A match's leaves from its first token on are the
+ * pattern's, with these between them, all of which the check allows:
+ *
+ * - before a pattern token, unnamed tokens of the code the matcher skipped
+ *   (the grammar's anonymous kinds: keywords, operators, punctuation);
+ * - for a metavariable, one node: a run of tokens whose brackets pair up
+ *   (a node holds both brackets of a pair), not empty for `$NAME` (a named
+ *   node of a tree without errors never is); a name bound
+ *   again takes the same tokens (the matcher's `sameTokens` compares named
+ *   leaves by text and others by kind, comments included; here comments are
+ *   left out and any string equals any string);
+ * - after a pattern node's last child, whatever children the code node has
+ *   beyond the pattern's (smart strictness): any tokens.
+ *
+ * Comments, blank space and line breaks are not tokens (the matcher skips
+ * comments; Python's line breaks and indents are hidden); a line continuation
+ * is one (it is a named node of the tree). A string is one token, so a match
+ * inside an f-string's interpolation is never ruled out: a piece whose
+ * f-strings hold the first token is always "maybe". The token rules follow
+ * the tree's tokens (an identifier, a number, an operator by longest match, a
+ * bracket), so every token of the tree outside strings starts and ends where
+ * one of these does. Patterns outside this reading (a `$$$` list, a block, a
+ * first leaf that is not a token, a token that is not one of these) get no
+ * check.
+ */
+import type { Language } from "web-tree-sitter";
+import type { CompiledPattern, PatternNode } from "./pattern.ts";
+
+const WORD = 1;
+const NUMBER = 2;
+const STRING = 3;
+/** A string with a prefix holding `f` or `t`: code may be inside it. */
+const FSTRING = 4;
+const OPERATOR = 5;
+const OPEN = 6;
+const CLOSE = 7;
+/** A backslash ending a line: the tree's `line_continuation`. */
+const CONTINUATION = 8;
+
+/** Python's operators and delimiters of more than one character, longest first. */
+const OPERATORS = [
+  "**=",
+  "//=",
+  ">>=",
+  "<<=",
+  "...",
+  "->",
+  ":=",
+  "**",
+  "//",
+  ">>",
+  "<<",
+  "<=",
+  ">=",
+  "==",
+  "!=",
+  "<>",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "&=",
+  "|=",
+  "^=",
+  "@=",
+];
+
+/** The operators of `OPERATORS` by their first character. */
+const OPERATORS_BY_FIRST = new Map<number, string[]>();
+for (const operator of OPERATORS) {
+  const first = operator.charCodeAt(0);
+  OPERATORS_BY_FIRST.set(first, [...(OPERATORS_BY_FIRST.get(first) ?? []), operator]);
+}
+
+/** The length of the operator at `at`: the longest of `OPERATORS` there, else one character. */
+function operatorLength(text: string, at: number, to: number): number {
+  const candidates = OPERATORS_BY_FIRST.get(text.charCodeAt(at));
+  if (candidates) {
+    for (const operator of candidates) {
+      if (at + operator.length <= to && text.startsWith(operator, at)) return operator.length;
+    }
+  }
+  return 1;
+}
+
+/** Steps of the token matcher per piece before it gives up and answers "maybe". */
+const STEP_LIMIT = 50_000;
+
+/** Tokens of a piece of text: kind, start and end offsets, and each bracket's partner. */
+export interface Tokens {
+  count: number;
+  kinds: Uint8Array;
+  starts: Int32Array;
+  ends: Int32Array;
+  /** The index of a bracket's partner, -1 for an unpaired one and for other tokens. */
+  partners: Int32Array;
+}
+
+/** Lexes Python text `from..to` (a piece that starts outside any string). */
+export function lexPython(text: string, from: number, to: number): Tokens {
+  let capacity = 64;
+  let kinds = new Uint8Array(capacity);
+  let starts = new Int32Array(capacity);
+  let ends = new Int32Array(capacity);
+  let count = 0;
+  const push = (kind: number, start: number, end: number) => {
+    if (count === capacity) {
+      capacity *= 2;
+      const k = new Uint8Array(capacity);
+      k.set(kinds);
+      kinds = k;
+      const s = new Int32Array(capacity);
+      s.set(starts);
+      starts = s;
+      const e = new Int32Array(capacity);
+      e.set(ends);
+      ends = e;
+    }
+    kinds[count] = kind;
+    starts[count] = start;
+    ends[count] = end;
+    count++;
+  };
+  let at = from;
+  while (at < to) {
+    const c = text.charCodeAt(at);
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12) {
+      at++;
+    } else if (c === 35) { // #
+      const end = text.indexOf("\n", at);
+      at = end < 0 || end > to ? to : end;
+    } else if (isWordStart(c)) {
+      let end = at + 1;
+      while (end < to && isWordPart(text.charCodeAt(end))) end++;
+      const quote = end < to ? text.charCodeAt(end) : 0;
+      if ((quote === 34 || quote === 39) && isStringPrefix(text, at, end)) {
+        const close = stringEnd(text, end, to);
+        const prefix = text.slice(at, end).toLowerCase();
+        push(prefix.includes("f") || prefix.includes("t") ? FSTRING : STRING, at, close);
+        at = close;
+      } else {
+        push(WORD, at, end);
+        at = end;
+      }
+    } else if (c === 34 || c === 39) {
+      const close = stringEnd(text, at, to);
+      push(STRING, at, close);
+      at = close;
+    } else if (isDigit(c) || (c === 46 && at + 1 < to && isDigit(text.charCodeAt(at + 1)))) {
+      const end = numberEnd(text, at, to);
+      push(NUMBER, at, end);
+      at = end;
+    } else if (c === 40 || c === 91 || c === 123) { // ( [ {
+      push(OPEN, at, at + 1);
+      at++;
+    } else if (c === 41 || c === 93 || c === 125) { // ) ] }
+      push(CLOSE, at, at + 1);
+      at++;
+    } else if (c === 92 && lineBreakAt(text, at + 1, to)) { // \ at a line's end
+      const end = text.charCodeAt(at + 1) === 13 && text.charCodeAt(at + 2) === 10
+        ? at + 3
+        : at + 2;
+      push(CONTINUATION, at, end);
+      at = end;
+    } else {
+      const end = at + operatorLength(text, at, to);
+      push(OPERATOR, at, end);
+      at = end;
+    }
+  }
+  const partners = new Int32Array(count).fill(-1);
+  const open: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (kinds[i] === OPEN) open.push(i);
+    else if (kinds[i] === CLOSE && open.length > 0) {
+      const j = open.pop()!;
+      if (pairs(text.charCodeAt(starts[j]), text.charCodeAt(starts[i]))) {
+        partners[i] = j;
+        partners[j] = i;
+      } else {
+        // Mismatched brackets: leave every bracket so far unpaired (no span crosses them).
+        open.length = 0;
+      }
+    }
+  }
+  return { count, kinds, starts, ends, partners };
+}
+
+function pairs(open: number, close: number): boolean {
+  return (open === 40 && close === 41) || (open === 91 && close === 93) ||
+    (open === 123 && close === 125);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isWordStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c >= 128;
+}
+
+function isWordPart(c: number): boolean {
+  return isWordStart(c) || isDigit(c);
+}
+
+function isStringPrefix(text: string, from: number, to: number): boolean {
+  if (to - from > 2) return false;
+  for (let i = from; i < to; i++) {
+    if (!"rRbBuUfFtT".includes(text[i])) return false;
+  }
+  return true;
+}
+
+function lineBreakAt(text: string, at: number, to: number): boolean {
+  if (at >= to) return false;
+  const c = text.charCodeAt(at);
+  return c === 10 || (c === 13 && at + 1 < to && text.charCodeAt(at + 1) === 10);
+}
+
+/** Where a string starting with its quote at `at` ends (unterminated: at the line's or piece's end). */
+function stringEnd(text: string, at: number, to: number): number {
+  const quote = text.charCodeAt(at);
+  const triple = text.charCodeAt(at + 1) === quote && text.charCodeAt(at + 2) === quote;
+  let i = at + (triple ? 3 : 1);
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (c === 92) {
+      i += 2;
+      continue;
+    }
+    if (c === quote) {
+      if (!triple) return i + 1;
+      if (text.charCodeAt(i + 1) === quote && text.charCodeAt(i + 2) === quote) {
+        return Math.min(i + 3, to);
+      }
+    } else if (c === 10 && !triple) {
+      return i;
+    }
+    i++;
+  }
+  return to;
+}
+
+/** The end of a number: digits, a fraction, an exponent, a suffix; or a prefixed integer. */
+function numberEnd(text: string, at: number, to: number): number {
+  let i = at;
+  const next = text.charCodeAt(at + 1) | 32;
+  if (text.charCodeAt(at) === 48 && (next === 120 || next === 111 || next === 98)) {
+    i += 2;
+    while (i < to && /[0-9a-fA-F_]/.test(text[i])) i++;
+    return i;
+  }
+  const digits = () => {
+    while (i < to && (isDigit(text.charCodeAt(i)) || text.charCodeAt(i) === 95)) i++;
+  };
+  digits();
+  if (i < to && text.charCodeAt(i) === 46) {
+    i++;
+    digits();
+  }
+  if (i < to && (text.charCodeAt(i) | 32) === 101) {
+    let j = i + 1;
+    if (j < to && (text.charCodeAt(j) === 43 || text.charCodeAt(j) === 45)) j++;
+    if (j < to && isDigit(text.charCodeAt(j))) {
+      i = j;
+      digits();
+    }
+  }
+  if (i < to && /[jJlL]/.test(text[i])) i++;
+  return i;
+}
+
+type Item =
+  | { type: "token"; text: string }
+  | { type: "node"; name: string | null; named: boolean }
+  | { type: "trail" };
+
+/** The check of one pattern, or null when the pattern is outside what it reads. */
+export class LexicalCheck {
+  readonly #items: Item[];
+  readonly #first: string;
+  /** Texts of the grammar's anonymous tokens: what the matcher may skip before a token. */
+  readonly #skippable: Set<string>;
+
+  private constructor(items: Item[], skippable: Set<string>) {
+    this.#items = items;
+    this.#first = (items[0] as { text: string }).text;
+    this.#skippable = skippable;
+  }
+
+  /** The check for a compiled Python pattern, or null when it does not apply. */
+  static of(compiled: CompiledPattern, language: Language): LexicalCheck | null {
+    if (compiled.language !== "python") return null;
+    const items: Item[] = [];
+    if (!flatten(compiled.root, items, true)) return null;
+    while (items.length > 0 && items[items.length - 1].type === "trail") items.pop();
+    if (items.length === 0 || items[0].type !== "token") return null;
+    const skippable = new Set<string>();
+    for (let id = 0; id < language.nodeTypeCount; id++) {
+      if (language.nodeTypeIsNamed(id) || !language.nodeTypeIsVisible(id)) continue;
+      const name = language.nodeTypeForId(id);
+      if (name) skippable.add(name);
+    }
+    return new LexicalCheck(items, skippable);
+  }
+
+  /** False when no match can lie in `from..to` of the text (a piece starting outside strings). */
+  mayMatch(text: string, from: number, to: number): boolean {
+    const tokens = lexPython(text, from, to);
+    const first = this.#first;
+    const state = { steps: 0 };
+    for (let i = 0; i < tokens.count; i++) {
+      const kind = tokens.kinds[i];
+      if (kind === FSTRING) {
+        const at = text.indexOf(first, tokens.starts[i]);
+        if (at >= 0 && at + first.length <= tokens.ends[i]) return true;
+        continue;
+      }
+      if (!isCode(kind) || !tokenIs(text, tokens, i, first)) continue;
+      const bound = new Map<string, [number, number]>();
+      if (this.#match(text, tokens, 1, i + 1, bound, state)) return true;
+      if (state.steps > STEP_LIMIT) return true;
+    }
+    return false;
+  }
+
+  /** Whether items `k..` can match from token `p` on (bindings so far in `bound`). */
+  #match(
+    text: string,
+    tokens: Tokens,
+    k: number,
+    p: number,
+    bound: Map<string, [number, number]>,
+    state: { steps: number },
+  ): boolean {
+    if (++state.steps > STEP_LIMIT) return true;
+    if (k === this.#items.length) return true;
+    const item = this.#items[k];
+    const count = tokens.count;
+    if (item.type === "token") {
+      for (let q = p; q < count; q++) {
+        if (
+          isCode(tokens.kinds[q]) && tokenIs(text, tokens, q, item.text) &&
+          this.#match(text, tokens, k + 1, q + 1, bound, state)
+        ) {
+          return true;
+        }
+        if (!this.#canSkip(text, tokens, q)) return false;
+      }
+      return false;
+    }
+    if (item.type === "trail") {
+      for (let q = p; q <= count; q++) {
+        if (this.#match(text, tokens, k + 1, q, bound, state)) return true;
+      }
+      return false;
+    }
+    const previous = item.name === null ? undefined : bound.get(item.name);
+    if (previous) {
+      const length = previous[1] - previous[0];
+      return p + length <= count && sameRun(text, tokens, previous[0], p, length) &&
+        this.#match(text, tokens, k + 1, p + length, bound, state);
+    }
+    // One node: every run from `p` whose brackets pair up, shortest first. A named node of a
+    // tree without errors is never empty (grammars have no rule matching nothing).
+    for (let end = p;;) {
+      if (end > p || !item.named) {
+        if (item.name !== null) bound.set(item.name, [p, end]);
+        if (this.#match(text, tokens, k + 1, end, bound, state)) return true;
+      }
+      if (end >= count || tokens.kinds[end] === CLOSE) break;
+      if (tokens.kinds[end] === OPEN) {
+        const partner = tokens.partners[end];
+        if (partner < 0) break;
+        end = partner + 1;
+      } else {
+        end++;
+      }
+    }
+    if (item.name !== null) bound.delete(item.name);
+    return false;
+  }
+
+  /** Whether token `q` may be an unnamed token of the tree (which the matcher skips). */
+  #canSkip(text: string, tokens: Tokens, q: number): boolean {
+    const kind = tokens.kinds[q];
+    if (kind === STRING || kind === FSTRING || kind === NUMBER || kind === CONTINUATION) {
+      return false;
+    }
+    return this.#skippable.has(text.slice(tokens.starts[q], tokens.ends[q]));
+  }
+}
+
+/**
+ * The pattern's leaves in order (with a `trail` after each node but the root),
+ * or false when a leaf is outside what the check reads.
+ */
+function flatten(node: PatternNode, items: Item[], root: boolean): boolean {
+  switch (node.type) {
+    case "meta":
+      if (node.meta.kind === "ellipsis") return false;
+      items.push({
+        type: "node",
+        name: node.meta.kind === "capture" ? node.meta.name : null,
+        named: node.meta.named,
+      });
+      return true;
+    case "terminal": {
+      if (node.kind === "block" || (!node.named && node.text !== node.kind)) return false;
+      const tokens = lexPython(node.text, 0, node.text.length);
+      if (tokens.count !== 1 || tokens.starts[0] !== 0 || tokens.ends[0] !== node.text.length) {
+        return false;
+      }
+      if (!isCode(tokens.kinds[0])) return false;
+      items.push({ type: "token", text: node.text });
+      return true;
+    }
+    case "internal":
+      if (node.text !== undefined || node.kind === "block") return false;
+      for (const child of node.children) if (!flatten(child, items, false)) return false;
+      if (!root) items.push({ type: "trail" });
+      return true;
+  }
+}
+
+function isCode(kind: number): boolean {
+  return kind !== STRING && kind !== FSTRING && kind !== CONTINUATION;
+}
+
+function tokenIs(text: string, tokens: Tokens, i: number, expected: string): boolean {
+  return tokens.ends[i] - tokens.starts[i] === expected.length &&
+    text.startsWith(expected, tokens.starts[i]);
+}
+
+/** Whether two runs of `length` tokens are the same (any string equals any string). */
+function sameRun(text: string, tokens: Tokens, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) {
+    const ka = tokens.kinds[a + i];
+    const kb = tokens.kinds[b + i];
+    const stringA = ka === STRING || ka === FSTRING;
+    const stringB = kb === STRING || kb === FSTRING;
+    if (stringA || stringB) {
+      if (stringA !== stringB) return false;
+      continue;
+    }
+    if (ka === CONTINUATION || kb === CONTINUATION) {
+      if (ka !== kb) return false;
+      continue;
+    }
+    const sa = tokens.starts[a + i];
+    const sb = tokens.starts[b + i];
+    const length = tokens.ends[a + i] - sa;
+    if (tokens.ends[b + i] - sb !== length) return false;
+    for (let j = 0; j < length; j++) {
+      if (text.charCodeAt(sa + j) !== text.charCodeAt(sb + j)) return false;
+    }
+  }
+  return true;
+}
