@@ -198,6 +198,7 @@ ${PAD}
         pair = lambda x, y: y, x
         table = {1: lambda y: y, 2: lambda y: y.real, 3: lambda z: (z)}
         text = "lambda q: q"  # lambda r: r
+        doc = """lambda a: a + 1, lambda b: b"""
 ${PAD}
         return sorted(self, key=lambda k: k)
 
@@ -249,6 +250,8 @@ Deno.test("the token check keeps every match of a plan and leaves most other pie
     assert.ok(!lambdas.includes("lambda: 0"), lambdas);
     assert.ok(!lambdas.includes("lambda *args"), lambdas);
     assert.ok(!lambdas.includes("lambda x, y"), lambdas);
+    assert.ok(!lambdas.includes("text = "), "code in strings and comments is no anchor");
+    assert.ok(!lambdas.includes("doc = "), "nor a second occurrence in the same string");
     assert.ok(lambdas.includes("lambda x: x\n"), lambdas);
   } finally {
     full.delete();

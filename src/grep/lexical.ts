@@ -106,95 +106,164 @@ export interface Tokens {
   partners: Int32Array;
 }
 
-/** Lexes Python text `from..to` (a piece that starts outside any string). */
-export function lexPython(text: string, from: number, to: number): Tokens {
-  let capacity = 64;
-  let kinds = new Uint8Array(capacity);
-  let starts = new Int32Array(capacity);
-  let ends = new Int32Array(capacity);
-  let count = 0;
-  const push = (kind: number, start: number, end: number) => {
-    if (count === capacity) {
-      capacity *= 2;
-      const k = new Uint8Array(capacity);
-      k.set(kinds);
-      kinds = k;
-      const s = new Int32Array(capacity);
-      s.set(starts);
-      starts = s;
-      const e = new Int32Array(capacity);
-      e.set(ends);
-      ends = e;
+/** A partner not known yet: the closing bracket is not lexed. */
+const UNKNOWN = -2;
+
+/**
+ * Python tokens of `from..to`, lexed as they are asked for (one stream is
+ * reused for every piece: the check runs once for each of thousands of them).
+ */
+class TokenStream implements Tokens {
+  text = "";
+  to = 0;
+  /** Where lexing goes on. */
+  at = 0;
+  count = 0;
+  kinds = new Uint8Array(256);
+  starts = new Int32Array(256);
+  ends = new Int32Array(256);
+  partners = new Int32Array(256);
+  /** Opening brackets not closed yet. */
+  readonly #open: number[] = [];
+
+  reset(text: string, from: number, to: number): this {
+    this.text = text;
+    this.at = from;
+    this.to = to;
+    this.count = 0;
+    this.#open.length = 0;
+    return this;
+  }
+
+  /** Whether token `i` exists (lexing up to it). */
+  has(i: number): boolean {
+    while (this.count <= i && this.#next());
+    return i < this.count;
+  }
+
+  /** The partner of bracket `i` (lexing up to it), -1 when it has none. */
+  partner(i: number): number {
+    while (this.partners[i] === UNKNOWN && this.#next());
+    return this.partners[i] === UNKNOWN ? -1 : this.partners[i];
+  }
+
+  /** Lexes to the end. */
+  all(): this {
+    while (this.#next());
+    for (let i = 0; i < this.count; i++) if (this.partners[i] === UNKNOWN) this.partners[i] = -1;
+    return this;
+  }
+
+  #push(kind: number, start: number, end: number): void {
+    const i = this.count;
+    if (i === this.kinds.length) {
+      const grow = <T extends Uint8Array | Int32Array>(from: T, to: T): T => {
+        to.set(from);
+        return to;
+      };
+      this.kinds = grow(this.kinds, new Uint8Array(i * 2));
+      this.starts = grow(this.starts, new Int32Array(i * 2));
+      this.ends = grow(this.ends, new Int32Array(i * 2));
+      this.partners = grow(this.partners, new Int32Array(i * 2));
     }
-    kinds[count] = kind;
-    starts[count] = start;
-    ends[count] = end;
-    count++;
-  };
-  let at = from;
-  while (at < to) {
+    this.kinds[i] = kind;
+    this.starts[i] = start;
+    this.ends[i] = end;
+    this.partners[i] = -1;
+    if (kind === OPEN) {
+      this.partners[i] = UNKNOWN;
+      this.#open.push(i);
+    } else if (kind === CLOSE && this.#open.length > 0) {
+      const j = this.#open.pop()!;
+      if (pairs(this.text.charCodeAt(this.starts[j]), this.text.charCodeAt(start))) {
+        this.partners[i] = j;
+        this.partners[j] = i;
+      } else {
+        // Mismatched brackets: every bracket open so far stays unpaired (no span crosses them).
+        this.partners[j] = -1;
+        for (const k of this.#open) this.partners[k] = -1;
+        this.#open.length = 0;
+      }
+    }
+    this.count++;
+  }
+
+  /** Lexes one more token; false at the end. */
+  #next(): boolean {
+    const { text, to } = this;
+    let at = this.at;
+    for (;;) {
+      if (at >= to) {
+        this.at = at;
+        for (const k of this.#open) this.partners[k] = -1;
+        this.#open.length = 0;
+        return false;
+      }
+      const c = text.charCodeAt(at);
+      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12) {
+        at++;
+      } else if (c === 35) { // #
+        const end = text.indexOf("\n", at);
+        at = end < 0 || end > to ? to : end;
+      } else {
+        break;
+      }
+    }
     const c = text.charCodeAt(at);
-    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12) {
-      at++;
-    } else if (c === 35) { // #
-      const end = text.indexOf("\n", at);
-      at = end < 0 || end > to ? to : end;
-    } else if (isWordStart(c)) {
-      let end = at + 1;
+    let end: number;
+    if (isWordStart(c)) {
+      end = at + 1;
       while (end < to && isWordPart(text.charCodeAt(end))) end++;
       const quote = end < to ? text.charCodeAt(end) : 0;
       if ((quote === 34 || quote === 39) && isStringPrefix(text, at, end)) {
         const close = stringEnd(text, end, to);
-        const prefix = text.slice(at, end).toLowerCase();
-        push(prefix.includes("f") || prefix.includes("t") ? FSTRING : STRING, at, close);
-        at = close;
+        this.#push(isFormatPrefix(text, at, end) ? FSTRING : STRING, at, close);
+        end = close;
       } else {
-        push(WORD, at, end);
-        at = end;
+        this.#push(WORD, at, end);
       }
     } else if (c === 34 || c === 39) {
-      const close = stringEnd(text, at, to);
-      push(STRING, at, close);
-      at = close;
+      end = stringEnd(text, at, to);
+      this.#push(STRING, at, end);
     } else if (isDigit(c) || (c === 46 && at + 1 < to && isDigit(text.charCodeAt(at + 1)))) {
-      const end = numberEnd(text, at, to);
-      push(NUMBER, at, end);
-      at = end;
+      end = numberEnd(text, at, to);
+      this.#push(NUMBER, at, end);
     } else if (c === 40 || c === 91 || c === 123) { // ( [ {
-      push(OPEN, at, at + 1);
-      at++;
+      end = at + 1;
+      this.#push(OPEN, at, end);
     } else if (c === 41 || c === 93 || c === 125) { // ) ] }
-      push(CLOSE, at, at + 1);
-      at++;
+      end = at + 1;
+      this.#push(CLOSE, at, end);
     } else if (c === 92 && lineBreakAt(text, at + 1, to)) { // \ at a line's end
-      const end = text.charCodeAt(at + 1) === 13 && text.charCodeAt(at + 2) === 10
-        ? at + 3
-        : at + 2;
-      push(CONTINUATION, at, end);
-      at = end;
+      end = text.charCodeAt(at + 1) === 13 ? at + 3 : at + 2;
+      this.#push(CONTINUATION, at, end);
     } else {
-      const end = at + operatorLength(text, at, to);
-      push(OPERATOR, at, end);
-      at = end;
+      end = at + operatorLength(text, at, to);
+      this.#push(OPERATOR, at, end);
     }
+    this.at = end;
+    return true;
   }
-  const partners = new Int32Array(count).fill(-1);
-  const open: number[] = [];
-  for (let i = 0; i < count; i++) {
-    if (kinds[i] === OPEN) open.push(i);
-    else if (kinds[i] === CLOSE && open.length > 0) {
-      const j = open.pop()!;
-      if (pairs(text.charCodeAt(starts[j]), text.charCodeAt(starts[i]))) {
-        partners[i] = j;
-        partners[j] = i;
-      } else {
-        // Mismatched brackets: leave every bracket so far unpaired (no span crosses them).
-        open.length = 0;
-      }
-    }
-  }
-  return { count, kinds, starts, ends, partners };
 }
+
+/** Lexes Python text `from..to` (a piece that starts outside any string). */
+export function lexPython(text: string, from: number, to: number): Tokens {
+  const stream = new TokenStream().reset(text, from, to).all();
+  const { count } = stream;
+  return {
+    count,
+    kinds: stream.kinds.slice(0, count),
+    starts: stream.starts.slice(0, count),
+    ends: stream.ends.slice(0, count),
+    partners: stream.partners.slice(0, count),
+  };
+}
+
+/** The stream every check lexes into (checks do not nest). */
+const STREAM = new TokenStream();
+
+/** Characters where code may stop being code: a comment, a string. */
+const SPECIAL = /[#'"]/g;
 
 function pairs(open: number, close: number): boolean {
   return (open === 40 && close === 41) || (open === 91 && close === 93) ||
@@ -211,6 +280,14 @@ function isWordStart(c: number): boolean {
 
 function isWordPart(c: number): boolean {
   return isWordStart(c) || isDigit(c);
+}
+
+function isFormatPrefix(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) | 32;
+    if (c === 102 || c === 116) return true; // f, t
+  }
+  return false;
 }
 
 function isStringPrefix(text: string, from: number, to: number): boolean {
@@ -289,13 +366,22 @@ type Item =
 export class LexicalCheck {
   readonly #items: Item[];
   readonly #first: string;
+  /** The first token is a word: its occurrences are found without lexing what lies before. */
+  readonly #firstIsWord: boolean;
   /** Texts of the grammar's anonymous tokens: what the matcher may skip before a token. */
   readonly #skippable: Set<string>;
+  /** First characters (ASCII) of the anonymous tokens' texts. */
+  readonly #skippableFirst = new Uint8Array(128);
 
   private constructor(items: Item[], skippable: Set<string>) {
     this.#items = items;
     this.#first = (items[0] as { text: string }).text;
+    this.#firstIsWord = /^[A-Za-z_][A-Za-z0-9_]*$/.test(this.#first);
     this.#skippable = skippable;
+    for (const name of skippable) {
+      const first = name.charCodeAt(0);
+      if (first < 128) this.#skippableFirst[first] = 1;
+    }
   }
 
   /** The check for a compiled Python pattern, or null when it does not apply. */
@@ -316,28 +402,93 @@ export class LexicalCheck {
 
   /** False when no match can lie in `from..to` of the text (a piece starting outside strings). */
   mayMatch(text: string, from: number, to: number): boolean {
-    const tokens = lexPython(text, from, to);
-    const first = this.#first;
     const state = { steps: 0 };
-    for (let i = 0; i < tokens.count; i++) {
-      const kind = tokens.kinds[i];
-      if (kind === FSTRING) {
-        const at = text.indexOf(first, tokens.starts[i]);
-        if (at >= 0 && at + first.length <= tokens.ends[i]) return true;
-        continue;
+    if (!this.#firstIsWord) {
+      // Every token of the piece, each spelling the first token an anchor.
+      const stream = STREAM.reset(text, from, to);
+      for (let i = 0; stream.has(i); i++) {
+        const kind = stream.kinds[i];
+        if (kind === FSTRING && this.#inside(text, stream.starts[i], stream.ends[i])) return true;
+        if (!isCode(kind) || !tokenIs(text, stream, i, this.#first)) continue;
+        if (this.#match(text, stream, 1, i + 1, new Map(), state)) return true;
+        if (state.steps > STEP_LIMIT) return true;
       }
-      if (!isCode(kind) || !tokenIs(text, tokens, i, first)) continue;
-      const bound = new Map<string, [number, number]>();
-      if (this.#match(text, tokens, 1, i + 1, bound, state)) return true;
+      return false;
+    }
+    // A word: its occurrences outside comments and strings, as whole tokens, are the anchors;
+    // only the tokens after each are lexed.
+    const first = this.#first;
+    /** Text from `code` up to `special` (the next `#` or quote) is code. */
+    let code = from;
+    let special = -1;
+    for (let at = text.indexOf(first, from); at >= 0; at = text.indexOf(first, at + 1)) {
+      const end = at + first.length;
+      if (end > to) break;
+      // Inside the comment or string skipped last.
+      if (at < code) continue;
+      let inCode = true;
+      for (;;) {
+        if (special < code) {
+          SPECIAL.lastIndex = code;
+          const found = SPECIAL.exec(text);
+          special = found && found.index < to ? found.index : to;
+        }
+        // A word holds no `#` or quote: a special before its end is before its start.
+        if (special >= end) break;
+        let close: number;
+        if (text.charCodeAt(special) === 35) {
+          const lineEnd = text.indexOf("\n", special);
+          close = lineEnd < 0 || lineEnd > to ? to : lineEnd;
+        } else {
+          let start = special;
+          while (start > code && isWordPart(text.charCodeAt(start - 1))) start--;
+          close = stringEnd(text, special, to);
+          // Code inside an f-string's braces is never ruled out.
+          if (
+            at < close && start < special && isStringPrefix(text, start, special) &&
+            isFormatPrefix(text, start, special)
+          ) {
+            return true;
+          }
+        }
+        code = close;
+        if (at < close) {
+          inCode = false;
+          break;
+        }
+      }
+      if (!inCode || !this.#wholeWord(text, at, end, to)) continue;
+      if (this.#match(text, STREAM.reset(text, end, to), 1, 0, new Map(), state)) return true;
       if (state.steps > STEP_LIMIT) return true;
     }
     return false;
   }
 
+  /** Whether the first token's text lies in `from..to`. */
+  #inside(text: string, from: number, to: number): boolean {
+    const at = text.indexOf(this.#first, from);
+    return at >= 0 && at + this.#first.length <= to;
+  }
+
+  /** Whether a word's occurrence in code is a whole token (a word or a number's end before it). */
+  #wholeWord(text: string, at: number, end: number, to: number): boolean {
+    if (end < to) {
+      const next = text.charCodeAt(end);
+      if (isWordPart(next)) return false;
+      // A string's prefix (`f"…"`) is no word of its own.
+      if ((next === 34 || next === 39) && isStringPrefix(text, at, end)) return false;
+    }
+    if (at === 0 || !isWordPart(text.charCodeAt(at - 1))) return true;
+    // A word right after a number (`1if x else y`) is a token of its own.
+    let start = at - 1;
+    while (start > 0 && isWordPart(text.charCodeAt(start - 1))) start--;
+    return isDigit(text.charCodeAt(start));
+  }
+
   /** Whether items `k..` can match from token `p` on (bindings so far in `bound`). */
   #match(
     text: string,
-    tokens: Tokens,
+    tokens: TokenStream,
     k: number,
     p: number,
     bound: Map<string, [number, number]>,
@@ -346,9 +497,8 @@ export class LexicalCheck {
     if (++state.steps > STEP_LIMIT) return true;
     if (k === this.#items.length) return true;
     const item = this.#items[k];
-    const count = tokens.count;
     if (item.type === "token") {
-      for (let q = p; q < count; q++) {
+      for (let q = p; tokens.has(q); q++) {
         if (
           isCode(tokens.kinds[q]) && tokenIs(text, tokens, q, item.text) &&
           this.#match(text, tokens, k + 1, q + 1, bound, state)
@@ -360,7 +510,7 @@ export class LexicalCheck {
       return false;
     }
     if (item.type === "trail") {
-      for (let q = p; q <= count; q++) {
+      for (let q = p; q === p || tokens.has(q - 1); q++) {
         if (this.#match(text, tokens, k + 1, q, bound, state)) return true;
       }
       return false;
@@ -368,7 +518,8 @@ export class LexicalCheck {
     const previous = item.name === null ? undefined : bound.get(item.name);
     if (previous) {
       const length = previous[1] - previous[0];
-      return p + length <= count && sameRun(text, tokens, previous[0], p, length) &&
+      return (length === 0 || tokens.has(p + length - 1)) &&
+        sameRun(text, tokens, previous[0], p, length) &&
         this.#match(text, tokens, k + 1, p + length, bound, state);
     }
     // One node: every run from `p` whose brackets pair up, shortest first. A named node of a
@@ -378,9 +529,9 @@ export class LexicalCheck {
         if (item.name !== null) bound.set(item.name, [p, end]);
         if (this.#match(text, tokens, k + 1, end, bound, state)) return true;
       }
-      if (end >= count || tokens.kinds[end] === CLOSE) break;
+      if (!tokens.has(end) || tokens.kinds[end] === CLOSE) break;
       if (tokens.kinds[end] === OPEN) {
-        const partner = tokens.partners[end];
+        const partner = tokens.partner(end);
         if (partner < 0) break;
         end = partner + 1;
       } else {
@@ -392,12 +543,16 @@ export class LexicalCheck {
   }
 
   /** Whether token `q` may be an unnamed token of the tree (which the matcher skips). */
-  #canSkip(text: string, tokens: Tokens, q: number): boolean {
+  #canSkip(text: string, tokens: TokenStream, q: number): boolean {
     const kind = tokens.kinds[q];
     if (kind === STRING || kind === FSTRING || kind === NUMBER || kind === CONTINUATION) {
       return false;
     }
-    return this.#skippable.has(text.slice(tokens.starts[q], tokens.ends[q]));
+    const start = tokens.starts[q];
+    const first = text.charCodeAt(start);
+    // Most tokens here are names no anonymous token starts like: no slice for them.
+    if (first < 128 && !this.#skippableFirst[first]) return false;
+    return this.#skippable.has(text.slice(start, tokens.ends[q]));
   }
 }
 
