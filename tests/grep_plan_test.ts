@@ -289,6 +289,13 @@ Deno.test("the token check: Python tokens, and patterns it does not read", async
     "g",
   ]);
   assert.equal(tokens.partners[6], 17);
+  // Escaped quotes and backslashes; a one-line string continued by a backslash (CRLF too).
+  const strings = `s = "a\\\\" + 'b\\'c' + "d\\\r\ne" + """f\\""" g"""`;
+  const lexed = lexPython(strings, 0, strings.length);
+  assert.deepEqual(
+    Array.from({ length: lexed.count }, (_, i) => strings.slice(lexed.starts[i], lexed.ends[i])),
+    ["s", "=", `"a\\\\"`, "+", `'b\\'c'`, "+", `"d\\\r\ne"`, "+", `"""f\\""" g"""`],
+  );
   assert.equal(tokens.partners[8], 13);
   const parser = await parserFor(python);
   const check = (source: string) =>

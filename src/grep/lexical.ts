@@ -306,26 +306,34 @@ function lineBreakAt(text: string, at: number, to: number): boolean {
 
 /** Where a string starting with its quote at `at` ends (unterminated: at the line's or piece's end). */
 function stringEnd(text: string, at: number, to: number): number {
-  const quote = text.charCodeAt(at);
-  const triple = text.charCodeAt(at + 1) === quote && text.charCodeAt(at + 2) === quote;
-  let i = at + (triple ? 3 : 1);
-  while (i < to) {
-    const c = text.charCodeAt(i);
-    if (c === 92) {
-      i += 2;
-      continue;
-    }
-    if (c === quote) {
-      if (!triple) return i + 1;
-      if (text.charCodeAt(i + 1) === quote && text.charCodeAt(i + 2) === quote) {
-        return Math.min(i + 3, to);
+  const quote = text[at];
+  const triple = text.charAt(at + 1) === quote && text.charAt(at + 2) === quote;
+  const closer = triple ? quote + quote + quote : quote;
+  let from = at + closer.length;
+  for (;;) {
+    let close = text.indexOf(closer, from);
+    if (close < 0 || close >= to) close = to;
+    if (!triple) {
+      // A one-line string ends at a line break no backslash escapes.
+      const lineBreak = text.indexOf("\n", from);
+      if (lineBreak >= 0 && lineBreak < close) {
+        const before = text.charCodeAt(lineBreak - 1) === 13 ? lineBreak - 1 : lineBreak;
+        if (!escaped(text, before, from)) return lineBreak;
+        from = lineBreak + 1;
+        continue;
       }
-    } else if (c === 10 && !triple) {
-      return i;
     }
-    i++;
+    if (close >= to) return to;
+    if (!escaped(text, close, from)) return Math.min(close + closer.length, to);
+    from = close + 1;
   }
-  return to;
+}
+
+/** Whether an odd number of backslashes stands right before `at` (after `from`). */
+function escaped(text: string, at: number, from: number): boolean {
+  let count = 0;
+  for (let i = at - 1; i >= from && text.charCodeAt(i) === 92; i--) count++;
+  return count % 2 === 1;
 }
 
 /** The end of a number: digits, a fraction, an exponent, a suffix; or a prefixed integer. */
