@@ -75,7 +75,7 @@ try {
     if (grepLanguageForPath(path) !== language) continue;
     const read = workspace.withReader(repo, (reader) => ({
       text: reader.fileText(path),
-      units: reader.statementUnits(path),
+      units: reader.statementUnitTable(path),
     })).value;
     if (!read?.text || !read.units) continue;
     const { text, units } = read;
@@ -84,7 +84,7 @@ try {
       for (const [i, pattern] of compiled.entries()) {
         // The whole file's matches by visiting every node of the root kind; the plan's from the
         // literal's occurrences.
-        const expected = keys(full, pattern, new Set(), undefined);
+        const expected = keys(full, pattern, new Set(), undefined, undefined);
         let actual: string[] = [];
         if (containsAll(text, pattern.literals) && containsInOrder(text, pattern.tokens)) {
           let plan = planParse(pattern, { language, parser: parser.language! }, text, units, null);
@@ -97,12 +97,18 @@ try {
               fallbacks++;
               console.error(`fallback: ${path} ${JSON.stringify(sources[i])}`);
               tree.delete();
-              plan = topLevelPlan(pattern, text, topLevelRanges(units), false);
+              plan = topLevelPlan(pattern, text, topLevelRanges(units), false, parser.language!);
               tree = parser.parse(rangedInput(text, plan.ranges), null, {
                 includedRanges: plan.ranges,
               })!;
             }
-            actual = keys(tree, pattern, plan.fillers, text);
+            actual = keys(
+              tree,
+              pattern,
+              plan.fillers,
+              text,
+              plan.anchorsInRanges ? plan.ranges : undefined,
+            );
             tree.delete();
           }
         }
@@ -137,8 +143,9 @@ function keys(
   pattern: ReturnType<typeof compilePattern>,
   fillers: Set<number>,
   text: string | undefined,
+  anchorRanges: readonly { startIndex: number; endIndex: number }[] | undefined,
 ): string[] {
-  const { matches } = findMatches(tree, pattern, { language, limit: 1e9, text });
+  const { matches } = findMatches(tree, pattern, { language, limit: 1e9, text, anchorRanges });
   return matches.filter((match) => !fillers.has(match.node.startIndex)).map(key);
 }
 

@@ -9,8 +9,10 @@ import { grepLanguageNamed } from "../src/grep/languages.ts";
 import { findMatches } from "../src/grep/matcher.ts";
 import { parserFor } from "../src/grep/parsers.ts";
 import { compilePattern } from "../src/grep/pattern.ts";
-import { rangedInput, unitPlan } from "../src/grep/plan.ts";
+import { type ParsePlan, rangedInput, unitPlan } from "../src/grep/plan.ts";
 import { statementUnits } from "../src/indexer/statement_units.ts";
+import { unitTableOf } from "../src/store/packing.ts";
+import { LexicalCheck, lexPython } from "../src/grep/lexical.ts";
 
 const python = grepLanguageNamed("python")!;
 
@@ -124,9 +126,9 @@ Deno.test("a planned parse finds what the whole file's parse finds, parsing less
     let nested = 0;
     for (const source of PATTERNS) {
       const compiled = compilePattern(source, { language: python, parser });
-      const expected = keys(full, compiled, new Set(), undefined);
+      const expected = keys(full, compiled, null, undefined);
       assert.ok(expected.length > 0, `${source} matches in the fixture`);
-      const plan = unitPlan(compiled, SOURCE, units, parser.language!);
+      const plan = unitPlan(compiled, SOURCE, unitTableOf(units), parser.language!);
       const parsed = plan.ranges.reduce((sum, range) => sum + range.endIndex - range.startIndex, 0);
       assert.ok(parsed < SOURCE.length, `${source}: parses less than the file (${parsed})`);
       const tree = parser.parse(rangedInput(SOURCE, plan.ranges), null, {
@@ -134,7 +136,7 @@ Deno.test("a planned parse finds what the whole file's parse finds, parsing less
       })!;
       try {
         assert.ok(!tree.rootNode.hasError, `${source}: the planned parse is clean`);
-        assert.deepEqual(keys(tree, compiled, plan.fillers, SOURCE), expected, source);
+        assert.deepEqual(keys(tree, compiled, plan, SOURCE), expected, source);
       } finally {
         tree.delete();
       }
@@ -149,11 +151,13 @@ Deno.test("a planned parse finds what the whole file's parse finds, parsing less
 function keys(
   tree: Tree,
   compiled: ReturnType<typeof compilePattern>,
-  fillers: Set<number>,
+  plan: ParsePlan | null,
   text: string | undefined,
 ): string[] {
-  return findMatches(tree, compiled, { language: python, limit: 1000, text }).matches
-    .filter((match) => !fillers.has(match.node.startIndex))
+  const anchorRanges = plan?.anchorsInRanges ? plan.ranges : undefined;
+  return findMatches(tree, compiled, { language: python, limit: 1000, text, anchorRanges })
+    .matches
+    .filter((match) => !plan?.fillers.has(match.node.startIndex))
     .map((match) =>
       `${match.node.startIndex}-${match.node.endIndex} ${
         [...match.bindings].map(([name, binding]) =>
@@ -164,3 +168,140 @@ function keys(
       }`
     );
 }
+
+/** Code where the token check (`grep/lexical.ts`) must keep every match and may drop the rest. */
+const TOKENS_SOURCE = `import os
+
+class Checks(Base):
+${PAD}
+    def same(self, a, b):
+        if isinstance(a, b):
+            return isinstance(a, a,)
+        check = isinstance(  # a comment inside
+            a, a)
+        other = isinstance(a, \\
+            a)
+        both = isinstance((a, b), (a, b)) and isinstance(a[1:2], a[1:2])
+        quoted = isinstance("s", 's') or isinstance(f"{a}", f"{ a }")
+        formatted = f"{isinstance(b, b)} and {isinstance(a, b)}"
+        nested = isinstance(isinstance(a, a), isinstance(a, a))
+        spaced = isinstance(a . b, a.b) or isinstance(a.b, a.c)
+${PAD}
+        return isinstance(a, b)
+
+    def functions(self):
+        plain = lambda: 0
+        longer = lambda x: x + 1
+        same = lambda x: x
+        defaults = lambda x=(1, 2): x
+        star = lambda *args: args
+        pair = lambda x, y: y, x
+        table = {1: lambda y: y, 2: lambda y: y.real, 3: lambda z: (z)}
+        text = "lambda q: q"  # lambda r: r
+        doc = """lambda a: a + 1, lambda b: b"""
+${PAD}
+        return sorted(self, key=lambda k: k)
+
+values = [lambda v: v, lambda v: -v]
+`;
+
+Deno.test("the token check keeps every match of a plan and leaves most other pieces out", async () => {
+  const parser = await parserFor(python);
+  const full = parser.parse(TOKENS_SOURCE)!;
+  const units = unitTableOf(statementUnits(full.rootNode, TOKENS_SOURCE));
+  try {
+    for (
+      const source of [
+        "isinstance($A, $A)",
+        "isinstance($A, $B)",
+        "lambda $X: $X",
+        "lambda $$X: $X",
+        "isinstance($_, $A)",
+        "isinstance($A.b, $A.b)",
+        "sorted($A, key=$K)",
+      ]
+    ) {
+      const compiled = compilePattern(source, { language: python, parser });
+      assert.ok(LexicalCheck.of(compiled, parser.language!), `${source}: the check applies`);
+      const expected = keys(full, compiled, null, undefined);
+      const plan = unitPlan(compiled, TOKENS_SOURCE, units, parser.language!);
+      const tree = parser.parse(rangedInput(TOKENS_SOURCE, plan.ranges), null, {
+        includedRanges: plan.ranges,
+      })!;
+      try {
+        assert.ok(!tree.rootNode.hasError, `${source}: the planned parse is clean`);
+        assert.deepEqual(keys(tree, compiled, plan, TOKENS_SOURCE), expected, source);
+      } finally {
+        tree.delete();
+      }
+    }
+    // Pieces with the literals but no match are left out: `isinstance(a, b)` and `lambda x: x + 1`.
+    const parsedText = (source: string) => {
+      const compiled = compilePattern(source, { language: python, parser });
+      const plan = unitPlan(compiled, TOKENS_SOURCE, units, parser.language!);
+      return plan.ranges.map((range) => TOKENS_SOURCE.slice(range.startIndex, range.endIndex))
+        .join("");
+    };
+    const same = parsedText("isinstance($A, $A)");
+    assert.ok(!same.includes("return isinstance(a, b)"), same);
+    assert.ok(!same.includes("other = "), same);
+    assert.ok(same.includes("isinstance(b, b)"), "an f-string's code is never left out");
+    const lambdas = parsedText("lambda $X: $X");
+    assert.ok(!lambdas.includes("lambda: 0"), lambdas);
+    assert.ok(!lambdas.includes("lambda *args"), lambdas);
+    assert.ok(!lambdas.includes("lambda x, y"), lambdas);
+    assert.ok(!lambdas.includes("text = "), "code in strings and comments is no anchor");
+    assert.ok(!lambdas.includes("doc = "), "nor a second occurrence in the same string");
+    assert.ok(lambdas.includes("lambda x: x\n"), lambdas);
+  } finally {
+    full.delete();
+  }
+});
+
+Deno.test("the token check: Python tokens, and patterns it does not read", async () => {
+  const text = `a = r"x\\"y" + f'{b}' # c(\nd(e[1:-2.5e-3j], **f) \\\n.g`;
+  const tokens = lexPython(text, 0, text.length);
+  const spelled = Array.from(
+    { length: tokens.count },
+    (_, i) => text.slice(tokens.starts[i], tokens.ends[i]),
+  );
+  assert.deepEqual(spelled, [
+    "a",
+    "=",
+    `r"x\\"y"`,
+    "+",
+    "f'{b}'",
+    "d",
+    "(",
+    "e",
+    "[",
+    "1",
+    ":",
+    "-",
+    "2.5e-3j",
+    "]",
+    ",",
+    "**",
+    "f",
+    ")",
+    "\\\n",
+    ".",
+    "g",
+  ]);
+  assert.equal(tokens.partners[6], 17);
+  // Escaped quotes and backslashes; a one-line string continued by a backslash (CRLF too).
+  const strings = `s = "a\\\\" + 'b\\'c' + "d\\\r\ne" + """f\\""" g"""`;
+  const lexed = lexPython(strings, 0, strings.length);
+  assert.deepEqual(
+    Array.from({ length: lexed.count }, (_, i) => strings.slice(lexed.starts[i], lexed.ends[i])),
+    ["s", "=", `"a\\\\"`, "+", `'b\\'c'`, "+", `"d\\\r\ne"`, "+", `"""f\\""" g"""`],
+  );
+  assert.equal(tokens.partners[8], 13);
+  const parser = await parserFor(python);
+  const check = (source: string) =>
+    LexicalCheck.of(compilePattern(source, { language: python, parser }), parser.language!);
+  assert.equal(check("$A.b"), null, "a first leaf that is a metavariable");
+  assert.equal(check("f($$$A)"), null, "a list metavariable");
+  assert.equal(check("if $A: return $B"), null, "a block");
+  assert.equal(check('f("a")'), null, "a string");
+});

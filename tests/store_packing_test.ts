@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import { codeTerms, tokenParts } from "../src/engine/tokenizer.ts";
 import { hashVector, quantizedBytes, readQuantized, termCounts } from "../src/engine/vector.ts";
 import { chunksCoverText } from "../src/indexer/file_rows.ts";
-import { packText, packUnits, unpackText, unpackUnits } from "../src/store/packing.ts";
+import {
+  packText,
+  packUnits,
+  unitTableOf,
+  unpackText,
+  unpackUnits,
+  unpackUnitTable,
+} from "../src/store/packing.ts";
 import { packedTargets, packRelations, unpackRelations } from "../src/store/relation_pack.ts";
 import type { ChunkRow, RelationRow } from "../src/store/records.ts";
 import { seededRandom as random } from "./_random.ts";
@@ -76,9 +83,16 @@ Deno.test("statement units and text read back exactly", () => {
   ].map((unit) => ({ parent: -1, block: 0, kind: 1, ...unit }));
   assert.deepEqual(unpackUnits(packUnits(units)), units);
   assert.deepEqual(unpackUnits(packUnits([])), []);
+  // Grep's plans read the same units as columns.
+  assert.deepEqual(unpackUnitTable(packUnits(units)), unitTableOf(units));
+  assert.equal(unpackUnitTable(packUnits(units)).parent[3], 2);
+  assert.equal(unpackUnitTable(packUnits([])).count, 0);
   for (const text of ["", "x = 1\n", "naïve 日本語 🎉\r\n".repeat(1000)]) {
     const packed = packText(text);
     assert.equal(unpackText(packed), text);
+    // A size hint, right or wrong, sizes the output only.
+    const bytes = new TextEncoder().encode(text).length;
+    for (const hint of [bytes, 0, bytes + 5000]) assert.equal(unpackText(packed, hint), text);
   }
   assert.ok(packText("abc\n".repeat(10_000)).length < 1000, "text is compressed");
 });

@@ -2,7 +2,7 @@ import type { Language, Node, Parser, Tree } from "web-tree-sitter";
 import { WireError } from "../protocol/errors.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, GrepData, ResultHit } from "../protocol/types.ts";
-import type { StatementUnit } from "../store/packing.ts";
+import { type UnitTable, unpackUnitTable } from "../store/packing.ts";
 import type { CandidateFile, TargetReader } from "../store/reader.ts";
 import type { ReadProblem, Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
@@ -254,17 +254,10 @@ class GrepRun {
     if (listed.problem) return await this.#scanLive(repo, listed.problem, position);
     for (const file of listed.value) {
       if (position && file.path < position.path) continue;
-      // One reader call a file: its text, and its units when the text holds the literals.
+      // One reader call a file: its text and its packed units, read together.
       const read = () =>
-        workspace.withReader(repo, (reader) => {
-          const text = reader.fileText(file.path);
-          return {
-            text,
-            units: text !== null && this.#holdsLiterals(text)
-              ? reader.statementUnits(file.path)
-              : null,
-          };
-        }).value ?? { text: null, units: null };
+        workspace.withReader(repo, (reader) => reader.fileTextAndUnits(file.path)).value ??
+          { text: null, units: null };
       if (await this.#visit(repo, file, read, position)) return false;
     }
     return true;
@@ -314,7 +307,7 @@ class GrepRun {
   async #visit(
     repo: Repository,
     file: CandidateFile,
-    read: () => { text: string | null; units: StatementUnit[] | null },
+    read: () => { text: string | null; units: Uint8Array | null },
     position: GrepPosition | null,
   ): Promise<boolean> {
     const skip = position && file.path === position.path ? position.skip : 0;
@@ -333,7 +326,7 @@ class GrepRun {
     }
     const { text, units } = read();
     if (text === null || !this.#holdsLiterals(text)) return false;
-    return this.#searchFile(repo, file, text, stopAt, units);
+    return this.#searchFile(repo, file, text, stopAt, units ? unpackUnitTable(units) : null);
   }
 
   /** Whether a text holds every literal of the pattern, and its tokens in order. */
@@ -358,7 +351,7 @@ class GrepRun {
     file: CandidateFile,
     text: string,
     stopAt: GrepPosition,
-    stored: StatementUnit[] | null,
+    stored: UnitTable | null,
   ): boolean {
     const { parser, compiled, language, deadline } = this.#options;
     const path = file.path;
@@ -373,7 +366,7 @@ class GrepRun {
       // A nested plan is never expected to parse with errors; if it does, the top-level one.
       if (tree && plan.nested && tree.rootNode.hasError && stored) {
         tree.delete();
-        plan = topLevelPlan(compiled, text, topLevelRanges(stored), false);
+        plan = topLevelPlan(compiled, text, topLevelRanges(stored), false, parser.language!);
         tree = plan.ranges.length === 0
           ? null
           : parser.parse(rangedInput(text, plan.ranges), null, { includedRanges: plan.ranges });
@@ -399,6 +392,7 @@ class GrepRun {
         language,
         limit: stopAt.skip + room,
         text,
+        anchorRanges: plan?.anchorsInRanges ? plan.ranges : undefined,
         shouldStop: () => performance.now() > deadline,
       });
       const { stopped } = found;
@@ -448,7 +442,7 @@ export function planParse(
   compiled: CompiledPattern,
   grammar: { language: GrepLanguage; parser: Language },
   text: string,
-  stored: StatementUnit[] | null,
+  stored: UnitTable | null,
   key: string | null,
 ): ParsePlan | null {
   const { language, parser } = grammar;

@@ -200,6 +200,12 @@ export interface FindOptions {
    * around each), not by visiting every node of the root kind.
    */
   text?: string;
+  /**
+   * With `text`: the parsed ranges, when no match can start at an occurrence
+   * outside them (the nodes around such an occurrence span text the parse
+   * left out): only occurrences inside them are looked at.
+   */
+  anchorRanges?: readonly { startIndex: number; endIndex: number }[];
 }
 
 /** Every node of a tree the pattern matches, in document order (nested matches included). */
@@ -226,7 +232,13 @@ export function findMatches(
   };
   if (pattern.rootKind !== null && pattern.literals.length > 0 && options.text !== undefined) {
     for (
-      const node of anchoredCandidates(tree, pattern.rootKind, pattern.literals[0], options.text)
+      const node of anchoredCandidates(
+        tree,
+        pattern.rootKind,
+        pattern.literals[0],
+        options.text,
+        options.anchorRanges,
+      )
     ) {
       if (!consider(node)) return { matches, stopped: true };
     }
@@ -263,18 +275,33 @@ export function findMatches(
  * would give them: each such node spans an occurrence of the literal, so it is
  * the smallest node spanning one, or an ancestor of it.
  */
-function anchoredCandidates(tree: Tree, kind: string, literal: string, text: string): Node[] {
+function anchoredCandidates(
+  tree: Tree,
+  kind: string,
+  literal: string,
+  text: string,
+  ranges: readonly { startIndex: number; endIndex: number }[] | undefined,
+): Node[] {
   const found: { node: Node; depth: number }[] = [];
   /** Depth of every node visited, by id: a walk up stops at the first one seen before. */
   const depths = new Map<number, number>();
   const root = tree.rootNode;
   const end = root.endIndex;
+  let range = 0;
   for (
     let at = text.indexOf(literal, root.startIndex);
     at >= 0;
     at = text.indexOf(literal, at + 1)
   ) {
     if (at + literal.length > end) break;
+    if (ranges) {
+      while (range < ranges.length && ranges[range].endIndex <= at) range++;
+      if (range >= ranges.length) break;
+      if (ranges[range].startIndex > at) {
+        at = ranges[range].startIndex - 1;
+        continue;
+      }
+    }
     const chain: Node[] = [];
     let node: Node | null = root.descendantForIndex(at, at + literal.length);
     while (node && !depths.has(node.id)) {

@@ -26,8 +26,9 @@
  * gets the top-level plan.
  */
 import type { Language, Range as ParserRange } from "web-tree-sitter";
-import type { StatementUnit, TextRange } from "../store/packing.ts";
+import type { TextRange, UnitTable } from "../store/packing.ts";
 import type { CompiledPattern } from "./pattern.ts";
+import { LexicalCheck } from "./lexical.ts";
 import { containsAll, containsInOrder } from "./prefilter.ts";
 
 export interface ParsePlan {
@@ -38,6 +39,12 @@ export interface ParsePlan {
   nested: boolean;
   /** Where the statements added to empty blocks start: no node starting there is the file's. */
   fillers: Set<number>;
+  /**
+   * Every match starts at an occurrence of the first literal inside the ranges
+   * (the pattern holds no block, so no node of its kind spans text left out):
+   * the matcher need not look at occurrences elsewhere.
+   */
+  anchorsInRanges: boolean;
 }
 
 /** Node kinds between a unit and the unit holding it, which a nested plan parses cut short. */
@@ -54,24 +61,48 @@ const CUT_KINDS = new Set([
 const DECORATED = new Set(["function_definition", "class_definition"]);
 const FILLER_START = /[A-Za-z0-9_]/;
 
-/** The top-level statements holding the literals in order. */
+/**
+ * The top-level statements holding the literals in order, and, when they are
+ * a tree's (not `guessed`) and `language` is given, whose tokens allow a match
+ * (a match without a block lies in one statement).
+ */
 export function topLevelPlan(
   compiled: CompiledPattern,
   text: string,
   ranges: readonly ParserRange[],
   guessed: boolean,
+  language?: Language,
 ): ParsePlan {
   const { literals, tokens } = compiled;
+  const lexical = guessed || !language ? null : lexicalCheck(compiled, language);
   const holding = ranges.filter((range) => {
     const part = text.slice(range.startIndex, range.endIndex);
-    return containsAll(part, literals) && containsInOrder(part, tokens);
+    return containsAll(part, literals) && containsInOrder(part, tokens) &&
+      (lexical?.mayMatch(text, range.startIndex, range.endIndex) ?? true);
   });
-  return { ranges: holding, guessed, nested: false, fillers: new Set() };
+  return {
+    ranges: holding,
+    guessed,
+    nested: false,
+    fillers: new Set(),
+    anchorsInRanges: lexical !== null,
+  };
 }
 
 /** The top-level units as parser ranges. */
-export function topLevelRanges(units: readonly StatementUnit[]): ParserRange[] {
-  return units.filter((unit) => unit.parent < 0).map(parserRange);
+export function topLevelRanges(units: UnitTable): ParserRange[] {
+  const ranges: ParserRange[] = [];
+  for (let i = 0; i < units.count; i++) {
+    if (units.parent[i] < 0) {
+      ranges.push({
+        startIndex: units.startIndex[i],
+        endIndex: units.endIndex[i],
+        startPosition: { row: units.startRow[i], column: units.startColumn[i] },
+        endPosition: { row: units.endRow[i], column: units.endColumn[i] },
+      });
+    }
+  }
+  return ranges;
 }
 
 /** A stored range as the parser's range. */
@@ -91,15 +122,27 @@ export function parserRange(range: TextRange): ParserRange {
 export function unitPlan(
   compiled: CompiledPattern,
   text: string,
-  units: readonly StatementUnit[],
+  units: UnitTable,
   language: Language,
 ): ParsePlan {
-  const nestedUnits = units.some((unit) => unit.parent >= 0);
+  const nestedUnits = units.parent.some((parent) => parent >= 0);
   const cut = compiled.rootKind === null || CUT_KINDS.has(compiled.rootKind);
   if (!nestedUnits || cut || compiled.literals.length === 0) {
-    return topLevelPlan(compiled, text, topLevelRanges(units), false);
+    return topLevelPlan(compiled, text, topLevelRanges(units), false, language);
   }
   return new NestedPlanner(compiled, text, units, language).plan();
+}
+
+const LEXICAL_CHECKS = new WeakMap<CompiledPattern, LexicalCheck | null>();
+
+/** The token check of a pattern (`lexical.ts`), made once per compiled pattern. */
+function lexicalCheck(compiled: CompiledPattern, language: Language): LexicalCheck | null {
+  let check = LEXICAL_CHECKS.get(compiled);
+  if (check === undefined) {
+    check = LexicalCheck.of(compiled, language);
+    LEXICAL_CHECKS.set(compiled, check);
+  }
+  return check;
 }
 
 const NONE = 0;
@@ -109,28 +152,39 @@ const WHOLE = 2;
 class NestedPlanner {
   readonly #compiled: CompiledPattern;
   readonly #text: string;
-  readonly #units: readonly StatementUnit[];
-  readonly #children: number[][];
+  readonly #units: UnitTable;
+  /** Each unit's first child and next sibling (-1: none), units being in pre-order. */
+  readonly #firstChild: Int32Array;
+  readonly #nextSibling: Int32Array;
   readonly #marks: Uint8Array;
   /** Unit kinds a match may be: the pattern's root kind (a decorated definition's unit too). */
   readonly #unitKinds = new Set<number>();
   readonly #ranges: ParserRange[] = [];
   readonly #fillers = new Set<number>();
+  readonly #lexical: LexicalCheck | null;
 
   constructor(
     compiled: CompiledPattern,
     text: string,
-    units: readonly StatementUnit[],
+    units: UnitTable,
     language: Language,
   ) {
     this.#compiled = compiled;
     this.#text = text;
     this.#units = units;
-    this.#children = units.map(() => []);
-    units.forEach((unit, i) => {
-      if (unit.parent >= 0) this.#children[unit.parent].push(i);
-    });
-    this.#marks = new Uint8Array(units.length);
+    const count = units.count;
+    this.#firstChild = new Int32Array(count).fill(-1);
+    this.#nextSibling = new Int32Array(count).fill(-1);
+    const lastChild = new Int32Array(count).fill(-1);
+    for (let i = 0; i < count; i++) {
+      const parent = units.parent[i];
+      if (parent < 0) continue;
+      if (lastChild[parent] < 0) this.#firstChild[parent] = i;
+      else this.#nextSibling[lastChild[parent]] = i;
+      lastChild[parent] = i;
+    }
+    this.#marks = new Uint8Array(count);
+    this.#lexical = lexicalCheck(compiled, language);
     const kind = compiled.rootKind!;
     const id = language.idForNodeType(kind, true);
     if (id !== null) this.#unitKinds.add(id);
@@ -143,6 +197,7 @@ class NestedPlanner {
   plan(): ParsePlan {
     const literal = this.#compiled.literals[0];
     const text = this.#text;
+    const units = this.#units;
     const checked = new Map<number, boolean>();
     const wholeChecked = new Set<number>();
     for (let at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + 1)) {
@@ -151,24 +206,34 @@ class NestedPlanner {
       const [from, to] = this.#ownPiece(inner, at);
       let holds = checked.get(from);
       if (holds === undefined) {
-        holds = this.#holds(from, to);
+        // A match without a block lies in one piece: its tokens must allow one there.
+        holds = this.#holds(from, to) && (this.#lexical?.mayMatch(text, from, to) ?? true);
         checked.set(from, holds);
       }
       if (holds) this.#mark(inner, OWN);
-      if (this.#unitKinds.size === 0) continue;
-      for (let unit = inner; unit >= 0; unit = this.#units[unit].parent) {
+      // A pattern the token check reads holds no block: its match lies in one piece.
+      if (this.#unitKinds.size === 0 || this.#lexical !== null) continue;
+      for (let unit = inner; unit >= 0; unit = units.parent[unit]) {
         if (wholeChecked.has(unit)) continue;
         wholeChecked.add(unit);
-        const { kind, startIndex, endIndex } = this.#units[unit];
-        if (this.#unitKinds.has(kind) && this.#holds(startIndex, endIndex)) {
+        if (
+          this.#unitKinds.has(units.kind[unit]) &&
+          this.#holds(units.startIndex[unit], units.endIndex[unit])
+        ) {
           this.#mark(unit, WHOLE);
         }
       }
     }
-    this.#units.forEach((unit, i) => {
-      if (unit.parent < 0 && this.#marks[i] !== NONE) this.#emit(i);
-    });
-    return { ranges: this.#ranges, guessed: false, nested: true, fillers: this.#fillers };
+    for (let i = 0; i < units.count; i++) {
+      if (units.parent[i] < 0 && this.#marks[i] !== NONE) this.#emit(i);
+    }
+    return {
+      ranges: this.#ranges,
+      guessed: false,
+      nested: true,
+      fillers: this.#fillers,
+      anchorsInRanges: this.#lexical !== null,
+    };
   }
 
   #holds(from: number, to: number): boolean {
@@ -180,7 +245,8 @@ class NestedPlanner {
   /** Marks a unit (a stronger mark wins) and its ancestors' own text. */
   #mark(unit: number, mark: number): void {
     if (this.#marks[unit] < mark) this.#marks[unit] = mark;
-    for (let up = this.#units[unit].parent; up >= 0; up = this.#units[up].parent) {
+    const parent = this.#units.parent;
+    for (let up = parent[unit]; up >= 0; up = parent[up]) {
       if (this.#marks[up] !== NONE) break;
       this.#marks[up] = OWN;
     }
@@ -188,34 +254,34 @@ class NestedPlanner {
 
   /** The innermost unit whose range holds `at`, or -1 (between top-level statements). */
   #innermost(at: number): number {
-    const units = this.#units;
+    const { startIndex, endIndex, parent } = this.#units;
     let low = 0;
-    let high = units.length - 1;
+    let high = this.#units.count - 1;
     let last = -1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      if (units[middle].startIndex <= at) {
+      if (startIndex[middle] <= at) {
         last = middle;
         low = middle + 1;
       } else {
         high = middle - 1;
       }
     }
-    for (let unit = last; unit >= 0; unit = units[unit].parent) {
-      if (units[unit].endIndex > at) return unit;
+    for (let unit = last; unit >= 0; unit = parent[unit]) {
+      if (endIndex[unit] > at) return unit;
     }
     return -1;
   }
 
   /** The piece of a unit's own text (between two of its child units) that holds `at`. */
   #ownPiece(unit: number, at: number): [number, number] {
-    let from = this.#units[unit].startIndex;
-    let to = this.#units[unit].endIndex;
-    for (const child of this.#children[unit]) {
-      const { startIndex, endIndex } = this.#units[child];
-      if (endIndex <= at) from = endIndex;
-      else if (startIndex > at) {
-        to = startIndex;
+    const { startIndex, endIndex } = this.#units;
+    let from = startIndex[unit];
+    let to = endIndex[unit];
+    for (let child = this.#firstChild[unit]; child >= 0; child = this.#nextSibling[child]) {
+      if (endIndex[child] <= at) from = endIndex[child];
+      else if (startIndex[child] > at) {
+        to = startIndex[child];
         break;
       }
     }
@@ -225,26 +291,25 @@ class NestedPlanner {
   /** Adds the ranges of a marked unit: all of it, or its own text and its marked children. */
   #emit(unit: number): void {
     const units = this.#units;
-    const self = units[unit];
-    const children = this.#children[unit];
-    if (this.#marks[unit] === WHOLE || children.length === 0) {
-      this.#push(start(self), end(self));
+    let child = this.#firstChild[unit];
+    if (this.#marks[unit] === WHOLE || child < 0) {
+      this.#push(start(units, unit), end(units, unit));
       return;
     }
-    let from = start(self);
-    for (let k = 0; k < children.length;) {
-      const block = units[children[k]].block;
-      let e = k;
-      while (e < children.length && units[children[e]].block === block) e++;
-      const group = children.slice(k, e);
-      this.#push(from, start(units[group[0]]));
-      const kept = group.filter((child) => this.#marks[child] !== NONE);
-      if (kept.length > 0) { for (const child of kept) this.#emit(child); }
+    let from = start(units, unit);
+    while (child >= 0) {
+      const block = units.block[child];
+      const group: number[] = [];
+      for (; child >= 0 && units.block[child] === block; child = this.#nextSibling[child]) {
+        group.push(child);
+      }
+      this.#push(from, start(units, group[0]));
+      const kept = group.filter((member) => this.#marks[member] !== NONE);
+      if (kept.length > 0) { for (const member of kept) this.#emit(member); }
       else this.#filler(group);
-      from = this.#pastComments(end(units[group[group.length - 1]]), self.endIndex);
-      k = e;
+      from = this.#pastComments(end(units, group[group.length - 1]), units.endIndex[unit]);
     }
-    this.#push(from, end(self));
+    this.#push(from, end(units, unit));
   }
 
   /**
@@ -271,29 +336,33 @@ class NestedPlanner {
   /** One statement for a block none of whose statements is parsed. */
   #filler(group: number[]): void {
     const text = this.#text;
+    const { startIndex, endIndex, startRow } = this.#units;
     for (const child of group) {
-      const unit = this.#units[child];
-      let first = unit.startIndex;
-      while (first < unit.endIndex && /[ \t\f]/.test(text[first])) first++;
+      let first = startIndex[child];
+      while (first < endIndex[child] && /[ \t\f]/.test(text[first])) first++;
       if (!FILLER_START.test(text[first] ?? "")) continue;
       const lineEnd = text.indexOf("\n", first);
-      if (lineEnd < 0 || lineEnd >= unit.endIndex) continue;
-      const column = (index: number) => index - unit.startIndex;
-      this.#push(start(unit), { index: first + 1, row: unit.startRow, column: column(first + 1) });
+      if (lineEnd < 0 || lineEnd >= endIndex[child]) continue;
+      const column = (index: number) => index - startIndex[child];
+      this.#push(start(this.#units, child), {
+        index: first + 1,
+        row: startRow[child],
+        column: column(first + 1),
+      });
       this.#push(
-        { index: lineEnd, row: unit.startRow, column: column(lineEnd) },
-        { index: lineEnd + 1, row: unit.startRow + 1, column: 0 },
+        { index: lineEnd, row: startRow[child], column: column(lineEnd) },
+        { index: lineEnd + 1, row: startRow[child] + 1, column: 0 },
       );
       this.#fillers.add(first);
       return;
     }
     // No statement starts with a word character (a docstring alone): the shortest, whole.
     let shortest = group[0];
+    const size = (unit: number) => endIndex[unit] - startIndex[unit];
     for (const child of group) {
-      const size = (unit: StatementUnit) => unit.endIndex - unit.startIndex;
-      if (size(this.#units[child]) < size(this.#units[shortest])) shortest = child;
+      if (size(child) < size(shortest)) shortest = child;
     }
-    this.#push(start(this.#units[shortest]), end(this.#units[shortest]));
+    this.#push(start(this.#units, shortest), end(this.#units, shortest));
   }
 
   #push(from: Point, to: Point): void {
@@ -319,12 +388,16 @@ interface Point {
   column: number;
 }
 
-function start(unit: StatementUnit): Point {
-  return { index: unit.startIndex, row: unit.startRow, column: unit.startColumn };
+function start(units: UnitTable, unit: number): Point {
+  return {
+    index: units.startIndex[unit],
+    row: units.startRow[unit],
+    column: units.startColumn[unit],
+  };
 }
 
-function end(unit: StatementUnit): Point {
-  return { index: unit.endIndex, row: unit.endRow, column: unit.endColumn };
+function end(units: UnitTable, unit: number): Point {
+  return { index: units.endIndex[unit], row: units.endRow[unit], column: units.endColumn[unit] };
 }
 
 /** Characters handed to the parser per read at most (its input buffer holds 10 KiB). */

@@ -8,7 +8,7 @@
  */
 import type { Tree } from "web-tree-sitter";
 import { statementUnits } from "../indexer/statement_units.ts";
-import { packUnits, type StatementUnit, unpackUnits } from "../store/packing.ts";
+import { packUnits, type UnitTable, unpackUnitTable } from "../store/packing.ts";
 
 /** Files remembered at most; the oldest are forgotten first. */
 const CAPACITY = 50_000;
@@ -26,9 +26,9 @@ export function regionKey(target: string, path: string, contentHash: string): st
 }
 
 /** The recorded statement units of a file version, or undefined. */
-export function knownRegions(key: string): StatementUnit[] | undefined {
+export function knownRegions(key: string): UnitTable | undefined {
   const packed = regions.get(key);
-  return packed ? unpackUnits(packed) : undefined;
+  return packed ? unpackUnitTable(packed) : undefined;
 }
 
 /** Records the statement units of a freshly parsed file (unless its tree has errors). */

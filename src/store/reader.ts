@@ -7,7 +7,14 @@
  * index): they are dropped together when the generation the reader sees moves.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { type StatementUnit, unpackLines, unpackText, unpackUnits } from "./packing.ts";
+import {
+  type StatementUnit,
+  type UnitTable,
+  unpackLines,
+  unpackText,
+  unpackUnits,
+  unpackUnitTable,
+} from "./packing.ts";
 import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
 import { unpackRelations } from "./relation_pack.ts";
 import { stableOrder } from "../engine/order.ts";
@@ -414,7 +421,7 @@ export class TargetReader {
     if (cached !== undefined) return cached;
     const row = this.#get("SELECT text FROM file_text WHERE file_id = ?", id);
     if (!row) return null;
-    const text = unpackText(row.text as Uint8Array);
+    const text = unpackText(row.text as Uint8Array, this.fileTable().files.get(id)?.size);
     this.#texts.set(path, text);
     return text;
   }
@@ -478,6 +485,32 @@ export class TargetReader {
     if (id === undefined) return null;
     const row = this.#get("SELECT regions FROM file_text WHERE file_id = ?", id);
     return row?.regions ? unpackUnits(row.regions as Uint8Array) : null;
+  }
+
+  /**
+   * A file's committed text (as `fileText`) and its packed statement units
+   * (`unpackUnitTable` reads them), in one read: the units follow the text in
+   * its row, so reading them alone walks the text's overflow pages again.
+   */
+  fileTextAndUnits(path: string): { text: string; units: Uint8Array | null } | null {
+    const id = this.fileId(path);
+    if (id === undefined) return null;
+    const row = this.#get("SELECT text, regions FROM file_text WHERE file_id = ?", id);
+    if (!row) return null;
+    const units = (row.regions as Uint8Array | null) ?? null;
+    const cached = this.#texts.get(path);
+    if (cached !== undefined) return { text: cached, units };
+    const text = unpackText(row.text as Uint8Array, this.fileTable().files.get(id)?.size);
+    this.#texts.set(path, text);
+    return { text, units };
+  }
+
+  /** `statementUnits` as columns (what grep's parse plans read). */
+  statementUnitTable(path: string): UnitTable | null {
+    const id = this.fileId(path);
+    if (id === undefined) return null;
+    const row = this.#get("SELECT regions FROM file_text WHERE file_id = ?", id);
+    return row?.regions ? unpackUnitTable(row.regions as Uint8Array) : null;
   }
 
   // ---- chunks and full text ---------------------------------------------------------------
