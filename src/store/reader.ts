@@ -9,7 +9,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type StatementUnit, unpackLines, unpackText, unpackUnits } from "./packing.ts";
 import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
-import { unpackRelations } from "./relation_pack.ts";
+import { unpackRelations, unpackRelationsTargeting } from "./relation_pack.ts";
 import type { RelationRow } from "./records.ts";
 
 /** One indexed file, without its text. */
@@ -879,6 +879,7 @@ export class TargetReader {
     const rows = this.#relationsOfFiles(
       this.#postings(names),
       (row) => wanted.has(row.target),
+      wanted,
     );
     return rows.sort((a, b) =>
       compare(a.target, b.target) || compare(a.kind, b.kind) || compare(a.path, b.path) ||
@@ -923,6 +924,7 @@ export class TargetReader {
     return this.#relationsOfFiles(
       this.#postings([name]),
       (row) => row.target === name && row.kind === "imports",
+      new Set([name]),
     ).filter((row) => row.alias !== null);
   }
 
@@ -961,9 +963,15 @@ export class TargetReader {
    * The packed relations of files, unpacked (only the rows `keep` wants), with
    * their file. One file's rows are read whole and kept (a walk comes back to
    * the same file); across many files (every file naming a target) only the
-   * wanted rows are made, and only files already kept are read from memory.
+   * wanted rows are made, and only files already kept are read from memory
+   * (with `targets`, the rows `keep` may want all name one of them: the rest of a
+   * file's strings are not decoded).
    */
-  #relationsOfFiles(ids: Iterable<number>, keep?: RelationFilter): StoredRelation[] {
+  #relationsOfFiles(
+    ids: Iterable<number>,
+    keep?: RelationFilter,
+    targets?: ReadonlySet<string>,
+  ): StoredRelation[] {
     const files = this.fileTable().files;
     const list = [...ids];
     const out: StoredRelation[] = [];
@@ -971,7 +979,7 @@ export class TargetReader {
       const file = files.get(id);
       if (!file) continue;
       const cached = list.length === 1 ? this.#fileRelations(id) : this.#relations.get(id);
-      const rows = cached ?? this.#unpackedRelations(id, keep);
+      const rows = cached ?? this.#unpackedRelations(id, keep, targets);
       for (const relation of rows) {
         if (
           cached && keep &&
@@ -984,9 +992,16 @@ export class TargetReader {
   }
 
   /** The rows of a file's packed relations that `keep` wants, not kept. */
-  #unpackedRelations(fileId: number, keep?: RelationFilter): RelationRow[] {
+  #unpackedRelations(
+    fileId: number,
+    keep?: RelationFilter,
+    targets?: ReadonlySet<string>,
+  ): RelationRow[] {
     const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", fileId);
-    return row ? unpackRelations(row.data as Uint8Array, keep) : [];
+    if (!row) return [];
+    return targets
+      ? unpackRelationsTargeting(row.data as Uint8Array, targets, keep)
+      : unpackRelations(row.data as Uint8Array, keep);
   }
 
   /**
