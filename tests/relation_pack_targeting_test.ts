@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   packRelations,
   unpackRelations,
+  unpackRelationsFrom,
   unpackRelationsTargeting,
 } from "../src/store/relation_pack.ts";
 import type { RelationRow } from "../src/store/records.ts";
@@ -25,7 +26,10 @@ function randomRelations(next: () => number, count: number): RelationRow[] {
     const spans = next() < 0.5;
     rows.push({
       kind: pick(["calls", "references", "imports", "inherits"]),
-      from_symbol: next() < 0.2 ? null : pick(["0011aabbccddeeff", "ffeeddccbbaa1100"]),
+      // Owners change from row to row or stay (a run of rows of one symbol).
+      from_symbol: next() < 0.2
+        ? null
+        : pick(["0011aabbccddeeff", "ffeeddccbbaa1100", "0011aabbccddeefe"]),
       target,
       receiver: next() < 0.6 ? null : pick(NAMES),
       module: next() < 0.8 ? null : pick(["os", "./x", "crate::a"]),
@@ -69,6 +73,20 @@ Deno.test("rows naming some targets read back as a filtered full unpack reads th
         (row) => row.fromSymbol === "ffeeddccbbaa1100",
       );
       assert.deepEqual(owned, expected.filter((row) => row.from_symbol === "ffeeddccbbaa1100"));
+    }
+  }
+});
+
+Deno.test("the rows written inside one symbol read back as a filtered full unpack reads them", () => {
+  const next = random(7);
+  for (const count of [0, 1, 9, 800]) {
+    const { data } = packRelations(randomRelations(next, count));
+    for (const owner of ["0011aabbccddeeff", "ffeeddccbbaa1100", "0011aabbccddeefe", "none"]) {
+      assert.deepEqual(
+        unpackRelationsFrom(data, owner),
+        unpackRelations(data, (row) => row.fromSymbol === owner),
+        owner,
+      );
     }
   }
 });

@@ -9,7 +9,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type StatementUnit, unpackLines, unpackText, unpackUnits } from "./packing.ts";
 import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
-import { unpackRelations, unpackRelationsTargeting } from "./relation_pack.ts";
+import { unpackRelations, unpackRelationsFrom, unpackRelationsTargeting } from "./relation_pack.ts";
 import type { RelationRow } from "./records.ts";
 
 /** One indexed file, without its text. */
@@ -892,9 +892,23 @@ export class TargetReader {
     return this.#relationsOfPath(path);
   }
 
-  /** Relations written inside a symbol of a file, in source order. */
+  /**
+   * Relations written inside a symbol of a file, in source order: from the file's rows when
+   * they are kept, else only the symbol's rows are made (a class's own rows, of a file of
+   * thousands, are what a walk asks for its bases).
+   */
   relationsFrom(symbolId: string, path: string): StoredRelation[] {
-    return this.#relationsOfPath(path, (row) => row.fromSymbol === symbolId);
+    const id = this.fileId(path);
+    const file = id === undefined ? undefined : this.fileTable().files.get(id);
+    if (id === undefined || !file) return [];
+    if (this.#relations.get(id)) {
+      return this.#relationsOfFiles([id], (row) => row.fromSymbol === symbolId);
+    }
+    const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
+    if (!row) return [];
+    return unpackRelationsFrom(row.data as Uint8Array, symbolId).map((relation) =>
+      storedRelation(relation, file)
+    );
   }
 
   /**

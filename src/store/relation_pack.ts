@@ -140,14 +140,33 @@ export function unpackRelationsTargeting(
   targets: ReadonlySet<string>,
   keep?: (row: { kind: string; target: string; fromSymbol: string | null }) => boolean,
 ): RelationRow[] {
+  return unpackMatching(data, targets, "target", keep);
+}
+
+/**
+ * The relations of a packed BLOB written inside one symbol (its owner id), in
+ * stored order: what `unpackRelations` with a filter on the owner gives, the
+ * other rows' strings left undecoded.
+ */
+export function unpackRelationsFrom(data: Uint8Array, symbolId: string): RelationRow[] {
+  return unpackMatching(data, new Set([symbolId]), "owner");
+}
+
+/** The rows whose target (or owner) is one of `wanted`, decoding only their strings. */
+function unpackMatching(
+  data: Uint8Array,
+  wanted: ReadonlySet<string>,
+  field: "target" | "owner",
+  keep?: (row: { kind: string; target: string; fromSymbol: string | null }) => boolean,
+): RelationRow[] {
   const input = new Cursor(data);
   const format = input.uint();
   if (format !== FORMAT) throw new RangeError(`packed relations: unknown format ${format}`);
   const count = input.uint();
   const starts = new Int32Array(count);
   const ends = new Int32Array(count);
-  const wanted = wantedBytes(targets);
-  // 1: a wanted target; 0: not.
+  const bytesOf = wantedBytes(wanted);
+  // 1: a wanted string; 0: not.
   const isWanted = new Uint8Array(count);
   let any = false;
   for (let i = 0; i < count; i++) {
@@ -157,7 +176,7 @@ export function unpackRelationsTargeting(
     if (input.at > data.length) throw new RangeError("packed value ends early");
     starts[i] = start;
     ends[i] = start + length;
-    const candidates = wanted.get(length);
+    const candidates = bytesOf.get(length);
     if (candidates && candidates.some((bytes) => sameBytes(data, start, bytes))) {
       isWanted[i] = 1;
       any = true;
@@ -185,7 +204,7 @@ export function unpackRelationsTargeting(
     const spans = (flags & HAS_SPAN) !== 0;
     const endLine = spans ? line + unzigzag(input.uint()) : line;
     const endColAt = spans ? input.uint() : -1;
-    if (!isWanted[targetAt]) continue;
+    if (field === "target" ? !isWanted[targetAt] : owner === 0 || !isWanted[owner - 1]) continue;
     const kind = string(kindAt);
     const target = string(targetAt);
     const fromSymbol = owner === 0 ? null : string(owner - 1);
