@@ -7,6 +7,7 @@ import {
   packRelations,
   unpackRelations,
   unpackRelationsFrom,
+  unpackRelationsOfKind,
   unpackRelationsTargeting,
 } from "../src/store/relation_pack.ts";
 import type { RelationRow } from "../src/store/records.ts";
@@ -86,6 +87,20 @@ Deno.test("the rows written inside one symbol read back as a filtered full unpac
         unpackRelationsFrom(data, owner),
         unpackRelations(data, (row) => row.fromSymbol === owner),
         owner,
+      );
+    }
+  }
+});
+
+Deno.test("the rows of one kind read back as a filtered full unpack reads them", () => {
+  const next = random(11);
+  for (const count of [0, 1, 9, 800]) {
+    const { data } = packRelations(randomRelations(next, count));
+    for (const kind of ["imports", "calls", "inherits", "reads"]) {
+      assert.deepEqual(
+        unpackRelationsOfKind(data, kind),
+        unpackRelations(data, (row) => row.kind === kind),
+        kind,
       );
     }
   }

@@ -9,7 +9,12 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type StatementUnit, unpackLines, unpackText, unpackUnits } from "./packing.ts";
 import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
-import { unpackRelations, unpackRelationsFrom, unpackRelationsTargeting } from "./relation_pack.ts";
+import {
+  unpackRelations,
+  unpackRelationsFrom,
+  unpackRelationsOfKind,
+  unpackRelationsTargeting,
+} from "./relation_pack.ts";
 import type { RelationRow } from "./records.ts";
 
 /** One indexed file, without its text. */
@@ -921,13 +926,13 @@ export class TargetReader {
     if (id === undefined || !file) return [];
     let rows = this.#imports.get(id);
     if (!rows) {
-      const isImport: RelationFilter = (row) => row.kind === "imports";
       const whole = this.#relations.get(id);
-      rows = whole
-        ? whole.filter((row) =>
-          isImport({ kind: row.kind, target: row.target, fromSymbol: row.from_symbol })
-        )
-        : this.#unpackedRelations(id, isImport);
+      if (whole) rows = whole.filter((row) => row.kind === "imports");
+      else {
+        // Only the import rows' strings are decoded.
+        const packed = this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
+        rows = packed ? unpackRelationsOfKind(packed.data as Uint8Array, "imports") : [];
+      }
       this.#imports.set(id, rows);
     }
     return rows.map((row) => storedRelation(row, file));

@@ -152,11 +152,19 @@ export function unpackRelationsFrom(data: Uint8Array, symbolId: string): Relatio
   return unpackMatching(data, new Set([symbolId]), "owner");
 }
 
-/** The rows whose target (or owner) is one of `wanted`, decoding only their strings. */
+/**
+ * The relations of a packed BLOB of one kind (a file's imports), in stored order: what
+ * `unpackRelations` with a filter on the kind gives, the other rows' strings left undecoded.
+ */
+export function unpackRelationsOfKind(data: Uint8Array, kind: string): RelationRow[] {
+  return unpackMatching(data, new Set([kind]), "kind");
+}
+
+/** The rows whose target (owner, kind) is one of `wanted`, decoding only their strings. */
 function unpackMatching(
   data: Uint8Array,
   wanted: ReadonlySet<string>,
-  field: "target" | "owner",
+  field: "target" | "owner" | "kind",
   keep?: (row: { kind: string; target: string; fromSymbol: string | null }) => boolean,
 ): RelationRow[] {
   const input = new Cursor(data);
@@ -204,7 +212,12 @@ function unpackMatching(
     const spans = (flags & HAS_SPAN) !== 0;
     const endLine = spans ? line + unzigzag(input.uint()) : line;
     const endColAt = spans ? input.uint() : -1;
-    if (field === "target" ? !isWanted[targetAt] : owner === 0 || !isWanted[owner - 1]) continue;
+    const match = field === "target"
+      ? isWanted[targetAt]
+      : field === "kind"
+      ? isWanted[kindAt]
+      : owner !== 0 && isWanted[owner - 1];
+    if (!match) continue;
     const kind = string(kindAt);
     const target = string(targetAt);
     const fromSymbol = owner === 0 ? null : string(owner - 1);
