@@ -63,7 +63,8 @@ export class ScopeStore {
   readonly #readers = new Map<string, TargetReader>();
   /** The generation cache of each repository this request has read. */
   readonly #caches = new Map<string, GenerationCache>();
-  readonly #symbols = new Map<string, SymbolRecord | null>();
+  /** By repository, then id (no key is built per row: a file's rows all land here). */
+  readonly #symbols = new Map<string, Map<string, SymbolRecord | null>>();
   readonly #fileSymbols = new Map<string, SymbolRecord[]>();
   readonly #fileNames = new Map<string, Map<string, SymbolRecord[]>>();
   readonly #fileChildren = new Map<string, Map<string, SymbolRecord[]>>();
@@ -286,12 +287,20 @@ export class ScopeStore {
   }
 
   symbolById(repo: string, id: string): SymbolRecord | null {
-    const key = `${repo}\0${id}`;
-    if (!this.#symbols.has(key)) {
+    const known = this.#symbolsOf(repo);
+    let symbol = known.get(id);
+    if (symbol === undefined) {
       const rows = this.#symbolRows(repo, `id\0${id}`, (reader) => reader.symbolById(id));
-      this.#symbols.set(key, rows[0] ?? null);
+      symbol = rows[0] ?? null;
+      known.set(id, symbol);
     }
-    return this.#symbols.get(key)!;
+    return symbol;
+  }
+
+  #symbolsOf(repo: string): Map<string, SymbolRecord | null> {
+    let known = this.#symbols.get(repo);
+    if (!known) this.#symbols.set(repo, known = new Map());
+    return known;
   }
 
   symbolsInFile(repo: string, path: string): SymbolRecord[] {
@@ -301,7 +310,8 @@ export class ScopeStore {
       rows = this.allowed(repo, path)
         ? this.#symbolRows(repo, `file\0${path}`, (reader) => reader.symbolsInFile(path))
         : [];
-      for (const row of rows) this.#symbols.set(`${repo}\0${row.id}`, row);
+      const known = this.#symbolsOf(repo);
+      for (const row of rows) known.set(row.id, row);
       this.#fileSymbols.set(key, rows);
     }
     return rows;

@@ -16,7 +16,12 @@ import {
   unpackUnitTable,
 } from "./packing.ts";
 import { sliceLines, SNIPPET_LINES } from "../engine/lines.ts";
-import { unpackRelations } from "./relation_pack.ts";
+import {
+  unpackRelations,
+  unpackRelationsFrom,
+  unpackRelationsOfKind,
+  unpackRelationsTargeting,
+} from "./relation_pack.ts";
 import { stableOrder } from "../engine/order.ts";
 import type { RelationRow } from "./records.ts";
 
@@ -935,6 +940,7 @@ export class TargetReader {
     const rows = this.#relationsOfFiles(
       this.#postings(names),
       (row) => wanted.has(row.target),
+      wanted,
     );
     return rows.sort((a, b) =>
       compare(a.target, b.target) || compare(a.kind, b.kind) || compare(a.path, b.path) ||
@@ -947,9 +953,23 @@ export class TargetReader {
     return this.#relationsOfPath(path);
   }
 
-  /** Relations written inside a symbol of a file, in source order. */
+  /**
+   * Relations written inside a symbol of a file, in source order: from the file's rows when
+   * they are kept, else only the symbol's rows are made (a class's own rows, of a file of
+   * thousands, are what a walk asks for its bases).
+   */
   relationsFrom(symbolId: string, path: string): StoredRelation[] {
-    return this.#relationsOfPath(path, (row) => row.fromSymbol === symbolId);
+    const id = this.fileId(path);
+    const file = id === undefined ? undefined : this.fileTable().files.get(id);
+    if (id === undefined || !file) return [];
+    if (this.#relations.get(id)) {
+      return this.#relationsOfFiles([id], (row) => row.fromSymbol === symbolId);
+    }
+    const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
+    if (!row) return [];
+    return unpackRelationsFrom(row.data as Uint8Array, symbolId).map((relation) =>
+      storedRelation(relation, file)
+    );
   }
 
   /**
@@ -962,13 +982,13 @@ export class TargetReader {
     if (id === undefined || !file) return [];
     let rows = this.#imports.get(id);
     if (!rows) {
-      const isImport: RelationFilter = (row) => row.kind === "imports";
       const whole = this.#relations.get(id);
-      rows = whole
-        ? whole.filter((row) =>
-          isImport({ kind: row.kind, target: row.target, fromSymbol: row.from_symbol })
-        )
-        : this.#unpackedRelations(id, isImport);
+      if (whole) rows = whole.filter((row) => row.kind === "imports");
+      else {
+        // Only the import rows' strings are decoded.
+        const packed = this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
+        rows = packed ? unpackRelationsOfKind(packed.data as Uint8Array, "imports") : [];
+      }
       this.#imports.set(id, rows);
     }
     return rows.map((row) => storedRelation(row, file));
@@ -979,6 +999,7 @@ export class TargetReader {
     return this.#relationsOfFiles(
       this.#postings([name]),
       (row) => row.target === name && row.kind === "imports",
+      new Set([name]),
     ).filter((row) => row.alias !== null);
   }
 
@@ -1017,9 +1038,15 @@ export class TargetReader {
    * The packed relations of files, unpacked (only the rows `keep` wants), with
    * their file. One file's rows are read whole and kept (a walk comes back to
    * the same file); across many files (every file naming a target) only the
-   * wanted rows are made, and only files already kept are read from memory.
+   * wanted rows are made, and only files already kept are read from memory
+   * (with `targets`, the rows `keep` may want all name one of them: the rest of a
+   * file's strings are not decoded).
    */
-  #relationsOfFiles(ids: Iterable<number>, keep?: RelationFilter): StoredRelation[] {
+  #relationsOfFiles(
+    ids: Iterable<number>,
+    keep?: RelationFilter,
+    targets?: ReadonlySet<string>,
+  ): StoredRelation[] {
     const files = this.fileTable().files;
     const list = [...ids];
     const out: StoredRelation[] = [];
@@ -1027,7 +1054,7 @@ export class TargetReader {
       const file = files.get(id);
       if (!file) continue;
       const cached = list.length === 1 ? this.#fileRelations(id) : this.#relations.get(id);
-      const rows = cached ?? this.#unpackedRelations(id, keep);
+      const rows = cached ?? this.#unpackedRelations(id, keep, targets);
       for (const relation of rows) {
         if (
           cached && keep &&
@@ -1040,9 +1067,16 @@ export class TargetReader {
   }
 
   /** The rows of a file's packed relations that `keep` wants, not kept. */
-  #unpackedRelations(fileId: number, keep?: RelationFilter): RelationRow[] {
+  #unpackedRelations(
+    fileId: number,
+    keep?: RelationFilter,
+    targets?: ReadonlySet<string>,
+  ): RelationRow[] {
     const row = this.#get("SELECT data FROM file_relations WHERE file_id = ?", fileId);
-    return row ? unpackRelations(row.data as Uint8Array, keep) : [];
+    if (!row) return [];
+    return targets
+      ? unpackRelationsTargeting(row.data as Uint8Array, targets, keep)
+      : unpackRelations(row.data as Uint8Array, keep);
   }
 
   /**

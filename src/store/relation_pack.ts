@@ -128,6 +128,154 @@ export function unpackRelations(
   return rows;
 }
 
+/**
+ * The relations of a packed BLOB whose target is one of `targets`, in stored
+ * order, with `keep` deciding among those: what `unpackRelations` with a
+ * filter on the target gives, but the string table is not decoded — a string
+ * is compared as bytes with the wanted names, and decoded only when a kept row
+ * holds it (a file names thousands of strings; a walk wants a few rows of it).
+ */
+export function unpackRelationsTargeting(
+  data: Uint8Array,
+  targets: ReadonlySet<string>,
+  keep?: (row: { kind: string; target: string; fromSymbol: string | null }) => boolean,
+): RelationRow[] {
+  return unpackMatching(data, targets, "target", keep);
+}
+
+/**
+ * The relations of a packed BLOB written inside one symbol (its owner id), in
+ * stored order: what `unpackRelations` with a filter on the owner gives, the
+ * other rows' strings left undecoded.
+ */
+export function unpackRelationsFrom(data: Uint8Array, symbolId: string): RelationRow[] {
+  return unpackMatching(data, new Set([symbolId]), "owner");
+}
+
+/**
+ * The relations of a packed BLOB of one kind (a file's imports), in stored order: what
+ * `unpackRelations` with a filter on the kind gives, the other rows' strings left undecoded.
+ */
+export function unpackRelationsOfKind(data: Uint8Array, kind: string): RelationRow[] {
+  return unpackMatching(data, new Set([kind]), "kind");
+}
+
+/** The rows whose target (owner, kind) is one of `wanted`, decoding only their strings. */
+function unpackMatching(
+  data: Uint8Array,
+  wanted: ReadonlySet<string>,
+  field: "target" | "owner" | "kind",
+  keep?: (row: { kind: string; target: string; fromSymbol: string | null }) => boolean,
+): RelationRow[] {
+  const input = new Cursor(data);
+  const format = input.uint();
+  if (format !== FORMAT) throw new RangeError(`packed relations: unknown format ${format}`);
+  const count = input.uint();
+  const starts = new Int32Array(count);
+  const ends = new Int32Array(count);
+  const bytesOf = wantedBytes(wanted);
+  // 1: a wanted string; 0: not.
+  const isWanted = new Uint8Array(count);
+  let any = false;
+  for (let i = 0; i < count; i++) {
+    const length = input.uint();
+    const start = input.at;
+    input.at += length;
+    if (input.at > data.length) throw new RangeError("packed value ends early");
+    starts[i] = start;
+    ends[i] = start + length;
+    const candidates = bytesOf.get(length);
+    if (candidates && candidates.some((bytes) => sameBytes(data, start, bytes))) {
+      isWanted[i] = 1;
+      any = true;
+    }
+  }
+  if (!any) return [];
+  const strings: (string | undefined)[] = new Array(count);
+  const string = (i: number): string =>
+    strings[i] ??= decoder.decode(data.subarray(starts[i], ends[i]));
+  const rowCount = input.uint();
+  const rows: RelationRow[] = [];
+  let line = 0;
+  let owner = 0;
+  for (let i = 0; i < rowCount; i++) {
+    const head = input.uint();
+    const flags = head % FLAG_BITS;
+    const kindAt = (head - flags) / FLAG_BITS;
+    const targetAt = input.uint();
+    if (flags & NEW_OWNER) owner = input.uint();
+    const receiverAt = flags & HAS_RECEIVER ? input.uint() : -1;
+    const moduleAt = flags & HAS_MODULE ? input.uint() : -1;
+    const aliasAt = flags & HAS_ALIAS ? input.uint() : -1;
+    line += unzigzag(input.uint());
+    const startCol = input.uint();
+    const spans = (flags & HAS_SPAN) !== 0;
+    const endLine = spans ? line + unzigzag(input.uint()) : line;
+    const endColAt = spans ? input.uint() : -1;
+    const match = field === "target"
+      ? isWanted[targetAt]
+      : field === "kind"
+      ? isWanted[kindAt]
+      : owner !== 0 && isWanted[owner - 1];
+    if (!match) continue;
+    const kind = string(kindAt);
+    const target = string(targetAt);
+    const fromSymbol = owner === 0 ? null : string(owner - 1);
+    if (keep && !keep({ kind, target, fromSymbol })) continue;
+    rows.push({
+      kind,
+      from_symbol: fromSymbol,
+      target,
+      receiver: receiverAt < 0 ? null : string(receiverAt),
+      module: moduleAt < 0 ? null : string(moduleAt),
+      alias: aliasAt < 0 ? null : string(aliasAt),
+      start_line: line,
+      start_col: startCol,
+      end_line: endLine,
+      end_col: endColAt < 0 ? startCol + target.length : endColAt,
+    });
+  }
+  return rows;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Varints read in place (as `ByteReader` reads them), the position open to skip strings. */
+class Cursor {
+  at = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  uint(): number {
+    let result = 0;
+    let scale = 1;
+    for (;;) {
+      if (this.at >= this.bytes.length) throw new RangeError("packed value ends early");
+      const byte = this.bytes[this.at++];
+      result += (byte & 0x7f) * scale;
+      if (byte < 0x80) return result;
+      scale *= 0x80;
+    }
+  }
+}
+
+/** The UTF-8 bytes of each wanted name, by byte length. */
+function wantedBytes(targets: ReadonlySet<string>): Map<number, Uint8Array[]> {
+  const out = new Map<number, Uint8Array[]>();
+  for (const target of targets) {
+    const bytes = encoder.encode(target);
+    const list = out.get(bytes.length);
+    if (list) list.push(bytes);
+    else out.set(bytes.length, [bytes]);
+  }
+  return out;
+}
+
+function sameBytes(data: Uint8Array, start: number, bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (data[start + i] !== bytes[i]) return false;
+  return true;
+}
+
 /** The distinct targets of a packed BLOB (its postings, when a file's rows are replaced). */
 export function packedTargets(data: Uint8Array): string[] {
   return [...new Set(unpackRelations(data).map((row) => row.target))];
