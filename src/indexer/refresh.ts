@@ -23,6 +23,7 @@ import {
 } from "./outcome.ts";
 import { moduleRootFor, readPackageRoots, repositoryManifests } from "./package_roots.ts";
 import type { ParsePool } from "./pool.ts";
+import { fixMallocThreshold } from "./heap.ts";
 import {
   loadSettings,
   parseSettings,
@@ -272,6 +273,8 @@ async function parseAndWrite(options: {
   if (work.length === 0) {
     return { effects, done, total: 0, writeMs, contentSkips: skips.serialize(stats) };
   }
+  // Before the pool starts a Worker: the replies' large blocks get pages of their own.
+  fixMallocThreshold();
   const pool = options.pool();
   await Promise.all(work.map(async (entry, id) => {
     const reply = await pool.parse({
