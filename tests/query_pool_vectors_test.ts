@@ -1,6 +1,6 @@
 /**
  * The daemon's query Workers: vector indexes are shared, each handed to a Worker once; a spare
- * Worker starts only while long jobs hold the resident one.
+ * Worker starts only while long jobs hold the resident one, or under pressure (a refresh).
  */
 import assert from "node:assert/strict";
 import { QueryPool, SLOW_MS, SPARE_IDLE_MS } from "../src/daemon/query_pool.ts";
@@ -60,6 +60,45 @@ Deno.test("query pool: a spare Worker starts only while a long job holds the res
     // With nothing to do, the spare ends.
     await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS + 1500));
     assert.equal(pool.running, 1);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("query pool: under pressure (a refresh runs) waiting short jobs start the spare; without it they do not", async () => {
+  const workspace = await indexedFixture();
+  let pressure = false;
+  const pool = new QueryPool(2, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+    resident: 1,
+    pressure: () => pressure,
+  });
+  const search = (i: number) =>
+    pool.run({
+      epoch: 1,
+      workspace,
+      agent: "test",
+      action: "search",
+      params: { query: `retry ${i}` },
+    });
+  try {
+    await pool.ready();
+    await Promise.all(Array.from({ length: 12 }, (_, i) => search(i)));
+    assert.equal(pool.running, 1, "no pressure: one Worker");
+    pressure = true;
+    // Jobs keep waiting while the spare starts; it starts once one waits under pressure.
+    const deadline = Date.now() + 20_000;
+    let round = 0;
+    while (pool.running < 2 && Date.now() < deadline) {
+      await Promise.all(Array.from({ length: 12 }, (_, i) => search(round * 12 + i)));
+      round++;
+    }
+    assert.equal(pool.running, 2, "under pressure the spare runs");
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => search(1000 + i)));
+    assert.ok(answers.every((answer) => (answer as { results: unknown[] }).results.length > 0));
+    pressure = false;
+    await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS + 1500));
+    assert.equal(pool.running, 1, "the spare ends once idle");
   } finally {
     pool.close();
   }

@@ -84,6 +84,7 @@ export class QueryPool {
   readonly #queue = new FairShortestFirst<Waiting>(this.times);
   readonly #vectors = new Map<string, SharedVectorIndex>();
   readonly #module: URL;
+  readonly #pressure: () => boolean;
   readonly #started = Promise.withResolvers<void>();
   #nextId = 1;
   #closed = false;
@@ -94,14 +95,17 @@ export class QueryPool {
    * Up to `size` Workers, each taking any action. `resident` of them (default all) start now
    * and stay; the others are spares, started only while every running Worker is held by a long
    * job (one expected to run `LONG_MS` or more, or running past `SLOW_MS`) and jobs wait, so a
-   * pool serving short jobs holds the memory of `resident` Workers only. `module` is the
-   * Worker's script (default `query_worker.ts`; it must post `{ ready: true }`).
+   * pool serving short jobs holds the memory of `resident` Workers only. While `pressure()`
+   * holds (the daemon: a refresh runs, or ended less than `SPARE_IDLE_MS` ago), spares take
+   * jobs whenever jobs wait. `module` is the Worker's script (default `query_worker.ts`; it
+   * must post `{ ready: true }`).
    */
   constructor(
     size = Math.max(1, Math.min(navigator.hardwareConcurrency ?? 2, 4)),
-    options: { module?: URL; resident?: number } = {},
+    options: { module?: URL; resident?: number; pressure?: () => boolean } = {},
   ) {
     this.#module = options.module ?? new URL("./query_worker.ts", import.meta.url);
+    this.#pressure = options.pressure ?? (() => false);
     this.#started.promise.catch(() => {}); // observed by `ready()`
     const resident = Math.max(1, Math.min(size, options.resident ?? size));
     for (let i = 0; i < Math.max(1, size); i++) {
@@ -318,8 +322,12 @@ export class QueryPool {
     }
   }
 
-  /** Whether every resident Worker that runs is held by a long job (spares are then used). */
+  /**
+   * Whether spares are used: every resident Worker that runs is held by a long job, or the
+   * pool is under pressure.
+   */
   #spareNeeded(): boolean {
+    if (this.#pressure()) return true;
     const resident = this.#slots.filter((slot) => !slot.spare && slot.worker !== null);
     return resident.length > 0 && resident.every((slot) => slot.busy?.long === true);
   }

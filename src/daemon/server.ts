@@ -35,7 +35,7 @@ import { daemonLimits } from "./initialize.ts";
 import { errorResponse } from "./jsonrpc.ts";
 import { Counters, TraceLog } from "./observe.ts";
 import { AccessPolicy } from "./policy.ts";
-import { QueryPool } from "./query_pool.ts";
+import { QueryPool, SPARE_IDLE_MS } from "./query_pool.ts";
 import { Router } from "./router.ts";
 import { Session } from "./session.ts";
 import { listenOnSocket } from "./socket.ts";
@@ -107,6 +107,8 @@ export class Daemon {
   #stopObserving: () => void = () => {};
   /** The language servers of the workspace in force (on this thread; replaced by a reload). */
   #lsp: LspBackend | null;
+  /** When the last refresh that made a new generation ended (spares stay in use a while after). */
+  #lastRefreshEnd = -Infinity;
   /** Bumped by each reload, so query Workers reopen the registry. */
   #epoch = 0;
 
@@ -122,8 +124,15 @@ export class Daemon {
     const workers = options.queryWorkers ?? 2;
     this.#queryWorkers = workers;
     this.#queries = workers > 0
-      // One Worker runs always; the others only while long jobs hold it (`QueryPool`).
-      ? new QueryPool(workers, { module: options.queryWorkerModule, resident: 1 })
+      // One Worker runs always; the others only while long jobs hold it, or while a refresh
+      // runs (its Workers take a core) and just after (the new generation's caches load).
+      ? new QueryPool(workers, {
+        module: options.queryWorkerModule,
+        resident: 1,
+        pressure: () =>
+          this.#workspaces.current.refreshesRunning > 0 ||
+          performance.now() - this.#lastRefreshEnd < SPARE_IDLE_MS,
+      })
       : null;
     // Set again once the daemon has started and its own descriptors can be counted.
     this.#maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
@@ -318,6 +327,7 @@ export class Daemon {
     this.#stopObserving();
     this.#stopObserving = workspace.observeRefreshes((event) => {
       const { repo, report, error, ms, trigger, rebuilt } = event;
+      if (report?.changed) this.#lastRefreshEnd = performance.now();
       this.counters.refresh(repo, ms, report === null);
       if (report) {
         this.#log.event("refresh", {

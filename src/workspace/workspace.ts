@@ -388,6 +388,11 @@ export class Workspace {
     return this.#shared.refreshes.has(repo.name);
   }
 
+  /** How many refreshes run in this process now. */
+  get refreshesRunning(): number {
+    return this.#shared.refreshes.size;
+  }
+
   /** Resolves when every refresh running now has ended (successfully or not). */
   async settled(): Promise<void> {
     await Promise.all([...this.#shared.refreshes.values()].map((r) => r.task.catch(() => {})));
