@@ -14,6 +14,7 @@ socket:  --socket, else $SEXTANT_SOCKET, else $XDG_RUNTIME_DIR/sextant/sextant.s
          else <cache dir>/run/sextant.sock
 workers: --query-workers N answers actions in up to N Workers, short ones first:
          one runs always, the others only while long jobs hold it
+         or a refresh runs
          (default 2; 0: on the main thread)
 idle:    --idle-timeout S closes a connection with no whole frame and nothing running
          for S seconds (default 300)
