@@ -74,3 +74,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "daemon (real process): refreshing another repository first ends the parse Workers of one no longer refreshing",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+    const alpha = fixtureRepository(sources(40));
+    const beta = fixtureRepository(sources(30));
+    Deno.writeTextFileSync(
+      `${workspace}/sextant.yml`,
+      `repositories:\n  - name: alpha\n    path: ${alpha}\n  - name: beta\n    path: ${beta}\n`,
+    );
+    const daemon = await startDaemon({ workspace, args: ["--query-workers", "1"] });
+    const client = await DaemonClient.connect(daemon.socket);
+    try {
+      const pid = daemon.process.pid;
+      // Threads at the refresh's priority: the refresh Worker, then the parse Workers.
+      const parseWorkers = () =>
+        workerThreads(pid).filter((t) => t.nice === REFRESH_NICE).length - 1;
+      const alphaAnswer = await client.request("refresh", { repo: "alpha" }) as {
+        data: { reports: { parsed: number }[] };
+      };
+      assert.equal(alphaAnswer.data.reports[0].parsed, 40);
+      const afterAlpha = parseWorkers();
+      assert.ok(afterAlpha >= 1, `alpha's parse Workers wait for more refreshes: ${afterAlpha}`);
+      const betaAnswer = await client.request("refresh", { repo: "beta" }) as {
+        data: { reports: { parsed: number }[] };
+      };
+      assert.equal(betaAnswer.data.reports[0].parsed, 30);
+      // Only beta's Workers are left (a terminated thread leaves /proc within moments).
+      let afterBeta = parseWorkers();
+      for (let i = 0; i < 50 && afterBeta > 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        afterBeta = parseWorkers();
+      }
+      assert.equal(afterBeta, 1, JSON.stringify(workerThreads(pid)));
+    } finally {
+      client.close();
+      await daemon.stop();
+    }
+  },
+});

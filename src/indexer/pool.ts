@@ -48,6 +48,20 @@ interface Slot {
  * path of the very file opened, kept current by the kernel) before taking the
  * reply. A file that lies anywhere but at its path inside the root is refused.
  */
+/**
+ * Closes the pools of `pools` whose key `running(key)` says no refresh uses, and forgets them:
+ * before a pool starts for another repository, so that one process holds the parse Workers (V8
+ * heap and grammars' wasm memory, which never shrinks) of the repositories refreshing now, not
+ * of every repository it refreshed.
+ */
+export function closeIdlePools<K>(pools: Map<K, ParsePool>, running: (key: K) => boolean): void {
+  for (const [key, pool] of pools) {
+    if (running(key)) continue;
+    pool.close();
+    pools.delete(key);
+  }
+}
+
 export class ParsePool {
   readonly #root: string;
   /** The root with its own symlinks resolved: how the kernel names files under it. */

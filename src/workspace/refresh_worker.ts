@@ -12,7 +12,7 @@
  * priority is the whole process's, so it is left alone.)
  */
 import { loadLanguageTable } from "../indexer/languages.ts";
-import { ParsePool } from "../indexer/pool.ts";
+import { closeIdlePools, ParsePool } from "../indexer/pool.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { lowerThreadPriority, POOL_IDLE_MS, releaseFreedMemory } from "./refresh_priority.ts";
 
@@ -37,6 +37,8 @@ export type RefreshMessage =
 export type RefreshWorkerMessage = RefreshMessage | { type: "ready" };
 
 const pools = new Map<string, ParsePool>();
+/** Refreshes running, per repository root. */
+const runningAt = new Map<string, number>();
 let running = 0;
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -51,6 +53,9 @@ lowerThreadPriority();
 function poolFor(target: RefreshTarget): ParsePool {
   let pool = pools.get(target.root);
   if (!pool) {
+    // Another repository's idle pool goes first: one pool's Workers at a time, not one set per
+    // repository refreshed in the last `POOL_IDLE_MS` (each holds its heap and wasm memory).
+    closeIdlePools(pools, (root) => (runningAt.get(root) ?? 0) > 0);
     pool = new ParsePool({ root: target.root, table: loadLanguageTable() });
     pools.set(target.root, pool);
   }
@@ -69,6 +74,7 @@ self.onmessage = async (event: MessageEvent<RefreshJob | { type: "close" }>) => 
   }
   const { id, target } = data;
   running++;
+  runningAt.set(target.root, (runningAt.get(target.root) ?? 0) + 1);
   clearTimeout(idleTimer);
   try {
     const { report, rebuilt } = await reconcileTarget(target, {
@@ -80,6 +86,9 @@ self.onmessage = async (event: MessageEvent<RefreshJob | { type: "close" }>) => 
     post({ id, type: "error", message: (error as Error)?.message ?? `${error}` });
   } finally {
     running--;
+    const left = (runningAt.get(target.root) ?? 1) - 1;
+    if (left > 0) runningAt.set(target.root, left);
+    else runningAt.delete(target.root);
     if (running === 0) {
       releaseFreedMemory();
       if (pools.size > 0) idleTimer = setTimeout(closePools, POOL_IDLE_MS);

@@ -2,7 +2,7 @@ import { basename, join, resolve, sep } from "node:path";
 import { WireError } from "../protocol/errors.ts";
 import { gitTopLevel } from "../indexer/git.ts";
 import { loadLanguageTable } from "../indexer/languages.ts";
-import { ParsePool } from "../indexer/pool.ts";
+import { closeIdlePools, ParsePool } from "../indexer/pool.ts";
 import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
 import {
   defaultCacheDirectory,
@@ -509,6 +509,9 @@ export class Workspace {
   #pool(repo: Repository): ParsePool {
     let pool = this.#shared.pools.get(repo.name);
     if (!pool) {
+      // Another repository's pool goes first unless it is refreshing: one process holds the
+      // parse Workers of the repositories refreshing now, not of every one it refreshed.
+      closeIdlePools(this.#shared.pools, (name) => this.#shared.refreshes.has(name));
       pool = new ParsePool({ root: repo.root, table: loadLanguageTable() });
       this.#shared.pools.set(repo.name, pool);
     }
