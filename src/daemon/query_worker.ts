@@ -11,8 +11,7 @@ import { runAction } from "../actions/dispatch.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { adoptIndexes, type SharedVectorIndex, takeLoadedIndexes } from "../search/vector_index.ts";
-import { heapBound } from "../indexer/heap.ts";
-import { releaseFreedMemory } from "../workspace/refresh_priority.ts";
+import { heapBound, releaseFreedMemory } from "../indexer/heap.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { AccessPolicy } from "./policy.ts";
 

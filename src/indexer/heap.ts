@@ -66,6 +66,27 @@ export const MMAP_THRESHOLD = 128 * 1024;
 /** `mallopt`'s parameter number for `M_MMAP_THRESHOLD` (glibc's malloc.h). */
 const M_MMAP_THRESHOLD = -3;
 
+type Libc = Deno.DynamicLibrary<{
+  mallopt: { parameters: ["i32", "i32"]; result: "i32" };
+  malloc_trim: { parameters: ["usize"]; result: "i32" };
+}>;
+
+let libc: Libc | null | undefined;
+
+/** glibc's allocator calls, opened once per thread (null: not Linux with glibc and FFI permission). */
+function glibc(): Libc | null {
+  if (libc !== undefined) return libc;
+  libc = null;
+  if (Deno.build.os !== "linux") return null;
+  try {
+    libc = Deno.dlopen("libc.so.6", {
+      mallopt: { parameters: ["i32", "i32"], result: "i32" },
+      malloc_trim: { parameters: ["usize"], result: "i32" },
+    });
+  } catch { /* not glibc, or no FFI permission */ }
+  return libc;
+}
+
 let thresholdSet: boolean | undefined;
 
 /**
@@ -74,18 +95,16 @@ let thresholdSet: boolean | undefined;
  * allocated after the call follow it, in every thread.
  */
 export function fixMallocThreshold(): boolean {
-  if (thresholdSet !== undefined) return thresholdSet;
-  thresholdSet = false;
-  if (Deno.build.os !== "linux") return false;
-  try {
-    const libc = Deno.dlopen("libc.so.6", {
-      mallopt: { parameters: ["i32", "i32"], result: "i32" },
-    });
-    try {
-      thresholdSet = libc.symbols.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) === 1;
-    } finally {
-      libc.close();
-    }
-  } catch { /* not glibc, or no FFI permission */ }
+  thresholdSet ??= glibc()?.symbols.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) === 1;
   return thresholdSet;
+}
+
+/**
+ * glibc's `malloc_trim(0)`, where there is one: hands the pages that freed allocations left
+ * in every thread's malloc arena back to the kernel. A refresh's SQLite page cache and the parse
+ * replies, or a query Worker's collected garbage, are freed, but the allocator keeps their pages
+ * mapped, and the process's resident size with them, until this.
+ */
+export function releaseFreedMemory(): void {
+  glibc()?.symbols.malloc_trim(0n);
 }

@@ -93,10 +93,16 @@ export class ByteReader {
   }
 
   bytes(length: number): Uint8Array {
+    const start = this.skip(length);
+    return this.#bytes.subarray(start, start + length);
+  }
+
+  /** Passes over `length` bytes; returns the offset of the first (no view is made). */
+  skip(length: number): number {
     if (this.#at + length > this.#bytes.length) throw new RangeError("packed value ends early");
-    const out = this.#bytes.subarray(this.#at, this.#at + length);
+    const start = this.#at;
     this.#at += length;
-    return out;
+    return start;
   }
 
   string(): string {

@@ -167,7 +167,7 @@ function unpackMatching(
   field: "target" | "owner" | "kind",
   keep?: (row: { kind: string; target: string; fromSymbol: string | null }) => boolean,
 ): RelationRow[] {
-  const input = new Cursor(data);
+  const input = new ByteReader(data);
   const format = input.uint();
   if (format !== FORMAT) throw new RangeError(`packed relations: unknown format ${format}`);
   const count = input.uint();
@@ -179,9 +179,7 @@ function unpackMatching(
   let any = false;
   for (let i = 0; i < count; i++) {
     const length = input.uint();
-    const start = input.at;
-    input.at += length;
-    if (input.at > data.length) throw new RangeError("packed value ends early");
+    const start = input.skip(length);
     starts[i] = start;
     ends[i] = start + length;
     const candidates = bytesOf.get(length);
@@ -240,24 +238,6 @@ function unpackMatching(
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** Varints read in place (as `ByteReader` reads them), the position open to skip strings. */
-class Cursor {
-  at = 0;
-  constructor(readonly bytes: Uint8Array) {}
-
-  uint(): number {
-    let result = 0;
-    let scale = 1;
-    for (;;) {
-      if (this.at >= this.bytes.length) throw new RangeError("packed value ends early");
-      const byte = this.bytes[this.at++];
-      result += (byte & 0x7f) * scale;
-      if (byte < 0x80) return result;
-      scale *= 0x80;
-    }
-  }
-}
 
 /** The UTF-8 bytes of each wanted name, by byte length. */
 function wantedBytes(targets: ReadonlySet<string>): Map<number, Uint8Array[]> {

@@ -1,7 +1,8 @@
 /**
  * How the daemon's refresh Worker keeps out of the answers' way: a lower CPU
  * priority for its thread (and the parse Workers it starts, which inherit it),
- * parse Workers that end when refreshes stop, and freed memory handed back.
+ * and parse Workers that end when refreshes stop (freed memory is handed back by
+ * `releaseFreedMemory` in `src/indexer/heap.ts`).
  */
 import { setPriority } from "node:os";
 
@@ -21,27 +22,4 @@ export function lowerThreadPriority(): void {
   try {
     setPriority(0, REFRESH_NICE);
   } catch { /* not permitted: refreshes run at the daemon's priority */ }
-}
-
-let trim: (() => void) | null | undefined;
-
-/**
- * glibc's `malloc_trim(0)`, where there is one: hands the pages that freed allocations left
- * in every thread's malloc arena back to the kernel. A refresh's SQLite page cache (the
- * writer's, up to 32 MiB a repository) and the parse replies are freed when it ends, but the
- * allocator keeps their pages mapped, and the daemon's resident size with them, until this.
- */
-export function releaseFreedMemory(): void {
-  if (trim === undefined) {
-    trim = null;
-    if (Deno.build.os === "linux") {
-      try {
-        const libc = Deno.dlopen("libc.so.6", {
-          malloc_trim: { parameters: ["usize"], result: "i32" },
-        });
-        trim = () => void libc.symbols.malloc_trim(0n);
-      } catch { /* not glibc, or no FFI permission */ }
-    }
-  }
-  trim?.();
 }

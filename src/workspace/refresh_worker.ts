@@ -14,7 +14,8 @@
 import { loadLanguageTable } from "../indexer/languages.ts";
 import { closeIdlePools, ParsePool } from "../indexer/pool.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
-import { lowerThreadPriority, POOL_IDLE_MS, releaseFreedMemory } from "./refresh_priority.ts";
+import { releaseFreedMemory } from "../indexer/heap.ts";
+import { lowerThreadPriority, POOL_IDLE_MS } from "./refresh_priority.ts";
 
 /** A request to the refresh Worker. */
 export interface RefreshJob {
