@@ -25,34 +25,43 @@ async function indexedFixture(): Promise<{ directory: string; cacheDirectory: st
   return { directory, cacheDirectory };
 }
 
+/** A job for the pool on `workspace`, as the daemon builds one. */
+function job(
+  workspace: { directory: string; cacheDirectory: string },
+  action: string,
+  params: Record<string, unknown>,
+) {
+  return { epoch: 1, workspace, agent: "test", action, params };
+}
+
 Deno.test("query pool: a spare Worker starts only while a long job holds the resident one, takes the short jobs waiting, and ends when idle", async () => {
   const workspace = await indexedFixture();
   const pool = new QueryPool(2, {
     module: new URL("./_counting_query_worker.ts", import.meta.url),
     resident: 1,
   });
-  const job = (action: string, params: Record<string, unknown>) => ({
-    epoch: 1,
-    workspace,
-    agent: "test",
-    action,
-    params,
-  });
   try {
     await pool.ready();
     assert.equal(pool.running, 1);
     // Short jobs, many waiting at once: the resident Worker serves them; no spare starts.
     await Promise.all(
-      Array.from({ length: 12 }, (_, i) => pool.run(job("search", { query: `retry ${i}` }))),
+      Array.from(
+        { length: 12 },
+        (_, i) => pool.run(job(workspace, "search", { query: `retry ${i}` })),
+      ),
     );
     assert.equal(pool.running, 1);
     // A job running past SLOW_MS holds the resident Worker: a short job waiting gets a spare.
     let longDone = false;
-    const long = pool.run(job("sleep", { ms: SLOW_MS + 8000 })).then(() => longDone = true);
+    const long = pool.run(job(workspace, "sleep", { ms: SLOW_MS + 8000 })).then(() =>
+      longDone = true
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const search = await pool.run(job("search", { query: "merge cookies" })) as Envelope & {
-      results: unknown[];
-    };
+    const search = await pool.run(job(workspace, "search", { query: "merge cookies" })) as
+      & Envelope
+      & {
+        results: unknown[];
+      };
     assert.ok(search.results.length > 0);
     assert.equal(longDone, false, "the short job waited for the long one");
     assert.equal(pool.running, 2);
@@ -73,14 +82,7 @@ Deno.test("query pool: under pressure (a refresh runs) waiting short jobs start 
     resident: 1,
     pressure: () => pressure,
   });
-  const search = (i: number) =>
-    pool.run({
-      epoch: 1,
-      workspace,
-      agent: "test",
-      action: "search",
-      params: { query: `retry ${i}` },
-    });
+  const search = (i: number) => pool.run(job(workspace, "search", { query: `retry ${i}` }));
   try {
     await pool.ready();
     await Promise.all(Array.from({ length: 12 }, (_, i) => search(i)));
@@ -111,14 +113,7 @@ Deno.test("query pool: a vector index one Worker loads reaches each other Worker
   });
   try {
     await pool.ready();
-    const job = (action: string, params: Record<string, unknown>) => ({
-      epoch: 1,
-      workspace,
-      agent: "test",
-      action,
-      params,
-    });
-    const search = (query: string) => pool.run(job("search", { query }));
+    const search = (query: string) => pool.run(job(workspace, "search", { query }));
     // One at a time: the first free Worker takes each; the first search loads the index there.
     for (const query of ["retry backoff", "merge cookies", "attempts", "jar"]) {
       const answer = await search(query) as Envelope & { results: unknown[] };
@@ -129,7 +124,9 @@ Deno.test("query pool: a vector index one Worker loads reaches each other Worker
       await Promise.all(pair.map(search));
     }
     const counts = await Promise.all(
-      [0, 1].map(() => pool.run(job("handovers", {})) as Promise<{ data: { carried: number[] } }>),
+      [0, 1].map(() =>
+        pool.run(job(workspace, "handovers", {})) as Promise<{ data: { carried: number[] } }>
+      ),
     );
     const carried = counts.map((answer) => answer.data.carried);
     assert.equal(carried.length, 2);

@@ -10,39 +10,18 @@ import {
   unpackRelationsOfKind,
   unpackRelationsTargeting,
 } from "../src/store/relation_pack.ts";
-import type { RelationRow } from "../src/store/records.ts";
-import { seededRandom as random } from "./_random.ts";
+import { randomRelations, seededRandom as random } from "./_random.ts";
 
 /** Names of equal byte lengths (`foo`/`Bar`, `σφ`/`ab`/`xy`), multi-byte, long, dotted. */
 const NAMES = ["foo", "Bar", "σφ", "ab", "xy", "日本語", "os.path", "a".repeat(300), "x", "fob"];
 
-function randomRelations(next: () => number, count: number): RelationRow[] {
-  const pick = <T>(values: T[]) => values[Math.floor(next() * values.length)];
-  const rows: RelationRow[] = [];
-  let line = 1;
-  for (let i = 0; i < count; i++) {
-    line = Math.max(1, line + Math.floor(next() * 4) - (next() < 0.1 ? 5 : 0));
-    const target = pick(NAMES);
-    const startCol = 1 + Math.floor(next() * 200);
-    const spans = next() < 0.5;
-    rows.push({
-      kind: pick(["calls", "references", "imports", "inherits"]),
-      // Owners change from row to row or stay (a run of rows of one symbol).
-      from_symbol: next() < 0.2
-        ? null
-        : pick(["0011aabbccddeeff", "ffeeddccbbaa1100", "0011aabbccddeefe"]),
-      target,
-      receiver: next() < 0.6 ? null : pick(NAMES),
-      module: next() < 0.8 ? null : pick(["os", "./x", "crate::a"]),
-      alias: next() < 0.9 ? null : pick(["np", "OD"]),
-      start_line: line,
-      start_col: startCol,
-      end_line: spans ? line + Math.floor(next() * 3) : line,
-      end_col: spans ? 1 + Math.floor(next() * 400) : startCol + target.length,
-    });
-  }
-  return rows;
-}
+/** Owners change from row to row or stay (a run of rows of one symbol). */
+const VOCABULARY = {
+  names: NAMES,
+  kinds: ["calls", "references", "imports", "inherits"],
+  owners: ["0011aabbccddeeff", "ffeeddccbbaa1100", "0011aabbccddeefe"],
+  noReceiver: 0.6,
+};
 
 Deno.test("rows naming some targets read back as a filtered full unpack reads them", () => {
   const next = random(5);
@@ -58,7 +37,7 @@ Deno.test("rows naming some targets read back as a filtered full unpack reads th
     [],
   ];
   for (const count of [0, 1, 9, 800]) {
-    const rows = randomRelations(next, count);
+    const rows = randomRelations(next, count, VOCABULARY);
     const { data } = packRelations(rows);
     for (const names of wantedSets) {
       const wanted = new Set(names);
@@ -81,7 +60,7 @@ Deno.test("rows naming some targets read back as a filtered full unpack reads th
 Deno.test("the rows written inside one symbol read back as a filtered full unpack reads them", () => {
   const next = random(7);
   for (const count of [0, 1, 9, 800]) {
-    const { data } = packRelations(randomRelations(next, count));
+    const { data } = packRelations(randomRelations(next, count, VOCABULARY));
     for (const owner of ["0011aabbccddeeff", "ffeeddccbbaa1100", "0011aabbccddeefe", "none"]) {
       assert.deepEqual(
         unpackRelationsFrom(data, owner),
@@ -95,7 +74,7 @@ Deno.test("the rows written inside one symbol read back as a filtered full unpac
 Deno.test("the rows of one kind read back as a filtered full unpack reads them", () => {
   const next = random(11);
   for (const count of [0, 1, 9, 800]) {
-    const { data } = packRelations(randomRelations(next, count));
+    const { data } = packRelations(randomRelations(next, count, VOCABULARY));
     for (const kind of ["imports", "calls", "inherits", "reads"]) {
       assert.deepEqual(
         unpackRelationsOfKind(data, kind),
@@ -107,7 +86,7 @@ Deno.test("the rows of one kind read back as a filtered full unpack reads them",
 });
 
 Deno.test("a cut or foreign packed value is refused, not misread", () => {
-  const { data } = packRelations(randomRelations(random(9), 50));
+  const { data } = packRelations(randomRelations(random(9), 50, VOCABULARY));
   assert.throws(() => unpackRelationsTargeting(new Uint8Array([9]), new Set(["foo"])), RangeError);
   assert.throws(
     () => unpackRelationsTargeting(data.subarray(0, data.length - 3), new Set(NAMES)),

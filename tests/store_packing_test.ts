@@ -12,40 +12,20 @@ import {
   unpackUnitTable,
 } from "../src/store/packing.ts";
 import { packedTargets, packRelations, unpackRelations } from "../src/store/relation_pack.ts";
-import type { ChunkRow, RelationRow } from "../src/store/records.ts";
-import { seededRandom as random } from "./_random.ts";
+import type { ChunkRow } from "../src/store/records.ts";
+import { randomRelations, seededRandom as random } from "./_random.ts";
 
-function randomRelations(next: () => number, count: number): RelationRow[] {
-  const pick = <T>(values: T[]) => values[Math.floor(next() * values.length)];
-  const names = ["foo", "Bar", "self", "os.path", "日本語", "x", "a".repeat(300), "σφ"];
-  const rows: RelationRow[] = [];
-  let line = 1;
-  for (let i = 0; i < count; i++) {
-    // Mostly increasing lines, sometimes back (rows need not be sorted).
-    line = Math.max(1, line + Math.floor(next() * 4) - (next() < 0.1 ? 5 : 0));
-    const target = pick(names);
-    const startCol = 1 + Math.floor(next() * 200);
-    const spans = next() < 0.5;
-    rows.push({
-      kind: pick(["calls", "references", "imports", "inherits", "reads", "writes", "type_of"]),
-      from_symbol: next() < 0.2 ? null : pick(["0011aabbccddeeff", "ffeeddccbbaa1100"]),
-      target,
-      receiver: next() < 0.7 ? null : pick(names),
-      module: next() < 0.8 ? null : pick(["os", "./x", "crate::a"]),
-      alias: next() < 0.9 ? null : pick(["np", "OD"]),
-      start_line: line,
-      start_col: startCol,
-      end_line: spans ? line + Math.floor(next() * 3) : line,
-      end_col: spans ? 1 + Math.floor(next() * 400) : startCol + target.length,
-    });
-  }
-  return rows;
-}
+const VOCABULARY = {
+  names: ["foo", "Bar", "self", "os.path", "日本語", "x", "a".repeat(300), "σφ"],
+  kinds: ["calls", "references", "imports", "inherits", "reads", "writes", "type_of"],
+  owners: ["0011aabbccddeeff", "ffeeddccbbaa1100"],
+  noReceiver: 0.7,
+};
 
 Deno.test("packed relations read back exactly, in order; a filter sees each row's strings", () => {
   const next = random(12);
   for (const count of [0, 1, 7, 600]) {
-    const rows = randomRelations(next, count);
+    const rows = randomRelations(next, count, VOCABULARY);
     const packed = packRelations(rows);
     assert.equal(packed.count, count);
     assert.deepEqual(unpackRelations(packed.data), rows);
@@ -57,7 +37,7 @@ Deno.test("packed relations read back exactly, in order; a filter sees each row'
     assert.deepEqual(owned, rows.filter((row) => row.from_symbol === "0011aabbccddeeff"));
   }
   // About eight bytes a row: the string table is shared by the rows of the file.
-  const many = packRelations(randomRelations(random(3), 5000));
+  const many = packRelations(randomRelations(random(3), 5000, VOCABULARY));
   assert.ok(many.data.length < 5000 * 10, `${many.data.length} bytes`);
   assert.throws(() => unpackRelations(new Uint8Array([9])), RangeError);
 });
