@@ -49,8 +49,9 @@ interface Slot {
   /** Null while a replacement waits for descriptors (or for its backoff), or a spare is not needed. */
   worker: Worker | null;
   /**
-   * Started only while every other Worker is held by a long job (`spare`), so that short jobs
-   * need not wait for it; it ends `SPARE_IDLE_MS` after its last job.
+   * Started only while every other Worker is held by a long job or the pool is under pressure
+   * (`#spareNeeded`), so that short jobs need not wait; it ends `SPARE_IDLE_MS` after its last
+   * job.
    */
   spare: boolean;
   idle: ReturnType<typeof setTimeout> | null;

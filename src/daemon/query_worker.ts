@@ -49,7 +49,7 @@ export type QueryWorkerMessage = QueryReply | { ready: true };
  * set serving sympy and std is 28-35 MB (the readers' per-generation caches); V8 alone lets the
  * old generation grow to about four times that before a full collection.
  */
-export const QUERY_HEAP_MARK = 48 * 2 ** 20;
+const QUERY_HEAP_MARK = 48 * 2 ** 20;
 
 /** Collects this Worker's garbage once its heap passes `QUERY_HEAP_MARK`. */
 const boundHeap = heapBound(QUERY_HEAP_MARK);

@@ -26,7 +26,7 @@
  * gets the top-level plan.
  */
 import type { Language, Range as ParserRange } from "web-tree-sitter";
-import type { TextRange, UnitTable } from "../store/packing.ts";
+import type { UnitTable } from "../store/packing.ts";
 import type { CompiledPattern } from "./pattern.ts";
 import { LexicalCheck } from "./lexical.ts";
 import { containsAll, containsInOrder } from "./prefilter.ts";
@@ -103,16 +103,6 @@ export function topLevelRanges(units: UnitTable): ParserRange[] {
     }
   }
   return ranges;
-}
-
-/** A stored range as the parser's range. */
-export function parserRange(range: TextRange): ParserRange {
-  return {
-    startIndex: range.startIndex,
-    endIndex: range.endIndex,
-    startPosition: { row: range.startRow, column: range.startColumn },
-    endPosition: { row: range.endRow, column: range.endColumn },
-  };
 }
 
 /**

@@ -500,10 +500,14 @@ export class TargetReader {
   fileTextAndUnits(path: string): { text: string; units: Uint8Array | null } | null {
     const id = this.fileId(path);
     if (id === undefined) return null;
-    const row = this.#get("SELECT text, regions FROM file_text WHERE file_id = ?", id);
+    // A text kept decoded is not read again: only the units are.
+    const cached = this.#texts.get(path);
+    const row = this.#get(
+      `SELECT ${cached === undefined ? "text, " : ""}regions FROM file_text WHERE file_id = ?`,
+      id,
+    );
     if (!row) return null;
     const units = (row.regions as Uint8Array | null) ?? null;
-    const cached = this.#texts.get(path);
     if (cached !== undefined) return { text: cached, units };
     const text = unpackText(row.text as Uint8Array, this.fileTable().files.get(id)?.size);
     this.#texts.set(path, text);
