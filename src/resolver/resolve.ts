@@ -52,7 +52,7 @@ export class Resolver implements Scope {
   /** The site of a relation. */
   siteOf(relation: RelationRecord): Site {
     const from = relation.fromSymbol
-      ? this.store.symbolById(relation.repo, relation.fromSymbol)
+      ? this.store.symbolById(relation.repo, relation.fromSymbol, relation.path)
       : null;
     return {
       repo: relation.repo,

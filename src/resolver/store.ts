@@ -10,7 +10,7 @@ import { ownString } from "../engine/lines.ts";
 import { readConfinedText } from "../indexer/confined.ts";
 import { pathJudge } from "../indexer/inventory.ts";
 import { visibleView } from "../workspace/visible.ts";
-import type { StoredRelation, StoredSymbol, TargetReader } from "../store/reader.ts";
+import type { StoredRelation, SymbolRow, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { type DependencyRecord, loadDependencyState } from "../deps/mod.ts";
@@ -58,6 +58,7 @@ export class ScopeStore {
   readonly #scopes = new Map<string, string[]>();
   readonly #texts = new Map<string, string | null>();
   readonly #lines = new Map<string, string[] | null>();
+  readonly #breaks = new Map<string, Int32Array>();
   readonly #memo = new Map<string, unknown>();
   /** The reader of each repository this request has read, once opened. */
   readonly #readers = new Map<string, TargetReader>();
@@ -286,15 +287,41 @@ export class ScopeStore {
     return out;
   }
 
-  symbolById(repo: string, id: string): SymbolRecord | null {
+  /**
+   * The definition with an id. With `path`, the file it is written in (a relation's enclosing
+   * definition): it is taken from that file's rows, kept for the generation (the resolver reads
+   * them next), and counted as the one row a lookup by id reads.
+   */
+  symbolById(repo: string, id: string, path?: string): SymbolRecord | null {
     const known = this.#symbolsOf(repo);
     let symbol = known.get(id);
     if (symbol === undefined) {
-      const rows = this.#symbolRows(repo, `id\0${id}`, (reader) => reader.symbolById(id));
-      symbol = rows[0] ?? null;
+      const inFile = path !== undefined && this.allowed(repo, path)
+        ? this.#read(
+          repo,
+          (reader) => this.#fileRecords(repo, reader, path).find((s) => s.id === id),
+        )
+        : undefined;
+      if (inFile) {
+        this.rowsRead++;
+        symbol = inFile;
+      } else {
+        const rows = this.#symbolRows(repo, `id\0${id}`, (reader) => reader.symbolById(id));
+        symbol = rows[0] ?? null;
+      }
       known.set(id, symbol);
     }
     return symbol;
+  }
+
+  /** A file's definitions before the path rule, as `symbolsInFile` keeps them for the generation. */
+  #fileRecords(repo: string, reader: TargetReader, path: string): SymbolRecord[] {
+    return this.#generationCache(repo, reader).get(
+      `${repo}\0file\0${path}`,
+      () =>
+        [...reader.definitionsOfFile(path)].sort(bySource).map((row) => symbolRecord(repo, row)),
+      (rows) => rows.length,
+    );
   }
 
   #symbolsOf(repo: string): Map<string, SymbolRecord | null> {
@@ -308,7 +335,7 @@ export class ScopeStore {
     let rows = this.#fileSymbols.get(key);
     if (!rows) {
       rows = this.allowed(repo, path)
-        ? this.#symbolRows(repo, `file\0${path}`, (reader) => reader.symbolsInFile(path))
+        ? this.#symbolRows(repo, `file\0${path}`, (reader) => reader.definitionsOfFile(path))
         : [];
       const known = this.#symbolsOf(repo);
       for (const row of rows) known.set(row.id, row);
@@ -366,13 +393,31 @@ export class ScopeStore {
     return this.#relationRows(repo, `relations\0${path}`, (reader) => reader.relationsInFile(path));
   }
 
-  /** Relations whose written target is one of `names`. */
+  /**
+   * Relations whose written target is one of `names`. Several names are read name by name
+   * (each name's rows kept for the generation, as a read of that name alone keeps them) and
+   * merged: a relation has one target, and rows that source order cannot tell apart name the
+   * same target and come from one name's read, in the order that read gives them, so the
+   * merge is the rows and order of one read of every name.
+   */
   relationsTargeting(repo: string, names: string[]): RelationRecord[] {
     if (names.length === 0) return [];
     return this.#relationRows(
       repo,
       `targeting\0${names.join("\0")}`,
-      (reader) => reader.relationsTargeting(names),
+      (reader) =>
+        names.length === 1
+          ? reader.relationsTargeting(names)
+          : names.flatMap((name) => this.#targetRecords(repo, reader, name)),
+    );
+  }
+
+  /** The rows of `relationsTargeting(repo, [name])` before the path rule, kept for the generation. */
+  #targetRecords(repo: string, reader: TargetReader, name: string): RelationRecord[] {
+    return this.#generationCache(repo, reader).get(
+      `${repo}\0targeting\0${name}`,
+      () => relationRecords(repo, reader.relationsTargeting([name])),
+      (rows) => rows.length,
     );
   }
 
@@ -385,9 +430,22 @@ export class ScopeStore {
     );
   }
 
-  /** Import relations naming `name` with an alias (`import { name as alias }`). */
-  aliasesOf(repo: string, name: string): RelationRecord[] {
-    return this.#relationRows(repo, `aliases\0${name}`, (reader) => reader.aliasesOf(name));
+  /**
+   * Import relations naming `name` with an alias (`import { name as alias }`). With
+   * `targetsNext` (the caller reads `relationsTargeting` of the name next), they are taken
+   * from every relation targeting the name, read once for both.
+   */
+  aliasesOf(repo: string, name: string, targetsNext = false): RelationRecord[] {
+    return this.#relationRows(
+      repo,
+      `aliases\0${name}`,
+      (reader) =>
+        targetsNext
+          ? this.#targetRecords(repo, reader, name).filter((row) =>
+            row.kind === "imports" && row.alias !== null
+          )
+          : reader.aliasesOf(name),
+    );
   }
 
   /** The committed text of a file, or null when absent or not visible. */
@@ -423,10 +481,41 @@ export class ScopeStore {
     return this.derived(
       repo,
       `lines\0${path}\0${start}\0${end}`,
-      // Copies, not views of the file's text: the file must not stay alive with its lines.
-      () => this.fileLines(repo, path)?.slice(start - 1, end).map(ownString) ?? null,
+      // Copies, not views of the file's text: the file must not stay alive with its lines. Cut
+      // from the text at its line breaks (as `fileLines(…).slice(start - 1, end)` would give
+      // them) without splitting the whole file.
+      () => {
+        const text = this.fileText(repo, path);
+        if (text === null) return null;
+        const breaks = this.#lineBreaks(repo, path, text);
+        const [first, last] = sliceRange(breaks.length + 1, start - 1, end);
+        const lines: string[] = [];
+        for (let line = first; line < last; line++) {
+          const from = line === 0 ? 0 : breaks[line - 1] + 1;
+          const to = line < breaks.length ? breaks[line] : text.length;
+          lines.push(ownString(text.slice(from, to)));
+        }
+        return lines;
+      },
       (lines) => lines?.length ?? 0,
     );
+  }
+
+  /** Where the line breaks of a file's text are (kept for the request). */
+  #lineBreaks(repo: string, path: string, text: string): Int32Array {
+    const key = `${repo}\0${path}`;
+    let breaks = this.#breaks.get(key);
+    if (!breaks) {
+      let count = 0;
+      for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
+      breaks = new Int32Array(count);
+      count = 0;
+      for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) {
+        breaks[count++] = at;
+      }
+      this.#breaks.set(key, breaks);
+    }
+    return breaks;
   }
 
   /**
@@ -439,7 +528,10 @@ export class ScopeStore {
     const count = this.derived(
       repo,
       `line-count\0${path}`,
-      () => this.fileLines(repo, path)?.length ?? 0,
+      () => {
+        const text = this.fileText(repo, path);
+        return text === null ? 0 : this.#lineBreaks(repo, path, text).length + 1;
+      },
       () => 0,
     );
     const first = Math.max(1, start);
@@ -607,24 +699,9 @@ export class ScopeStore {
   #symbolRows(
     repo: string,
     key: string | null,
-    read: (reader: TargetReader) => StoredSymbol[],
+    read: (reader: TargetReader) => SymbolRow[],
   ): SymbolRecord[] {
-    return this.#rows(repo, key, read, (row) => ({
-      repo,
-      path: row.path,
-      language: row.language,
-      id: row.id,
-      name: row.name,
-      qualified: row.qualified,
-      kind: row.kind,
-      startLine: row.startLine,
-      startCol: row.startCol,
-      endLine: row.endLine,
-      endCol: row.endCol,
-      signature: row.signature,
-      parentId: row.parentId,
-      exported: row.exported,
-    }));
+    return this.#rows(repo, key, read, (row) => symbolRecord(repo, row));
   }
 
   #relationRows(
@@ -634,4 +711,36 @@ export class ScopeStore {
   ): RelationRecord[] {
     return this.#rows(repo, key, read, (row) => ({ repo, ...row }));
   }
+}
+
+/** The `[first, last)` indices `Array.prototype.slice(start, end)` takes of `length` items. */
+export function sliceRange(length: number, start: number, end: number): [number, number] {
+  const first = start < 0 ? Math.max(length + start, 0) : Math.min(start, length);
+  const last = end < 0 ? Math.max(length + end, 0) : Math.min(end, length);
+  return [first, Math.max(first, last)];
+}
+
+/** A stored definition as a record of `repo`. */
+function symbolRecord(repo: string, row: SymbolRow): SymbolRecord {
+  return {
+    repo,
+    path: row.path,
+    language: row.language,
+    id: row.id,
+    name: row.name,
+    qualified: row.qualified,
+    kind: row.kind,
+    startLine: row.startLine,
+    startCol: row.startCol,
+    endLine: row.endLine,
+    endCol: row.endCol,
+    signature: row.signature,
+    parentId: row.parentId,
+    exported: row.exported,
+  };
+}
+
+/** Stored relations as records of `repo`, in source order (as `#relationRows` keeps them). */
+function relationRecords(repo: string, rows: StoredRelation[]): RelationRecord[] {
+  return [...rows].sort(bySource).map((row) => ({ repo, ...row }));
 }

@@ -130,7 +130,9 @@ export function inbound(
         names.add(sub.name);
       }
     }
-    for (const alias of store.aliasesOf(repo, node.name)) if (alias.alias) names.add(alias.alias);
+    for (const alias of store.aliasesOf(repo, node.name, true)) {
+      if (alias.alias) names.add(alias.alias);
+    }
     // A qualified name written whole (`_t.CertType` in an annotation, after
     // `from . import _types as _t`): the module's name or an alias of it, then the node's name.
     if (node.parentId === null) {

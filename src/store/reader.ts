@@ -881,6 +881,36 @@ export class TargetReader {
     return [...rows];
   }
 
+  /**
+   * The definitions of a file without their doc, in no set order and not kept (the resolver's
+   * read: it orders and keeps rows itself and never shows a doc). The rows of one range of the
+   * file index as arrays: no join (the file's path and language are the file table's), no sort.
+   */
+  definitionsOfFile(path: string): SymbolRow[] {
+    const id = this.fileId(path);
+    const file = id === undefined ? undefined : this.fileTable().files.get(id);
+    if (id === undefined || !file) return [];
+    return this.#arrays(
+      `SELECT id, name, qualified_name, kind, start_line, start_col, end_line, end_col,
+              signature, parent_id, exported FROM code_symbols WHERE file_id = ?`,
+      id,
+    ).map((row) => ({
+      path: file.path,
+      language: file.language,
+      id: row[0] as string,
+      name: row[1] as string,
+      qualified: row[2] as string,
+      kind: row[3] as string,
+      startLine: Number(row[4]),
+      startCol: Number(row[5]),
+      endLine: Number(row[6]),
+      endCol: Number(row[7]),
+      signature: row[8] as string | null,
+      parentId: row[9] as string | null,
+      exported: Number(row[10]) === 1,
+    }));
+  }
+
   /** Every definition of the given kinds, by path and position (for the quality scripts). */
   symbolsOfKinds(kinds: string[]): StoredSymbol[] {
     return this.#symbols(
@@ -1203,6 +1233,9 @@ export class TargetReader {
     }));
   }
 }
+
+/** A definition as the resolver reads it: a stored symbol without its doc. */
+export type SymbolRow = Omit<StoredSymbol, "doc">;
 
 /**
  * A workspace symbol match and its tier: 0 exact name or qualified name, 1 name
