@@ -26,6 +26,7 @@ import { dynamicSites } from "../resolver/dynamic.ts";
 import { uncommittedChanges } from "../resolver/diff.ts";
 import { findSubject, type Subject } from "../resolver/subject.ts";
 import {
+  type Candidate,
   confidenceOf,
   type Evidence,
   EVIDENCE_LEVEL,
@@ -296,6 +297,14 @@ function graphAnswer(
       });
     }
   }
+  // Uses resolved alike (one receiver and name) share their candidate list: listed once, the
+  // same list in each of their hits.
+  const listed = new Map<Candidate[], CandidateSummary[]>();
+  const candidateList = (candidates: Candidate[]): CandidateSummary[] => {
+    let list = listed.get(candidates);
+    if (!list) listed.set(candidates, list = candidates.map(candidateSummary));
+    return list;
+  };
   for (const ambiguity of result.ambiguities) {
     answer.candidates.push({
       ...siteHit(
@@ -313,14 +322,7 @@ function graphAnswer(
       score: 0,
       why: ambiguity.reason,
       depth: ambiguity.depth,
-      candidates: ambiguity.candidates.map((c) => ({
-        repo: c.symbol.repo,
-        path: c.symbol.path,
-        start_line: c.symbol.startLine,
-        symbol: c.symbol.qualified,
-        kind: c.symbol.kind,
-        why: c.reason,
-      })),
+      candidates: candidateList(ambiguity.candidates),
     });
   }
   if (result.ambiguities.length > 0) {
@@ -381,6 +383,27 @@ function siteHit(edge: GraphEdge, store: ScopeStore): ResultHit {
     source_kind: "local",
     score: 0,
     snippet: store.snippet(r.repo, r.path, r.startLine, r.endLine, 3),
+  };
+}
+
+/** One definition an ambiguous use may mean, as a candidate hit lists it. */
+interface CandidateSummary {
+  repo: string;
+  path: string;
+  start_line: number;
+  symbol: string;
+  kind: string;
+  why: string;
+}
+
+function candidateSummary(c: Candidate): CandidateSummary {
+  return {
+    repo: c.symbol.repo,
+    path: c.symbol.path,
+    start_line: c.symbol.startLine,
+    symbol: c.symbol.qualified,
+    kind: c.symbol.kind,
+    why: c.reason,
   };
 }
 

@@ -49,17 +49,39 @@ function bindingOf(symbols: SymbolRecord[], name: string, receiver: string | und
   if (symbols.length === 0) {
     return { kind: "none", reason: `no definition of ${what} in scope` };
   }
+  if (receiver) {
+    // Every receiver's reasons start alike: those starts are made once per list (a hub name's
+    // uses come with hundreds of receivers and a hundred definitions).
+    let starts = RECEIVER_REASONS.get(symbols);
+    if (!starts) {
+      starts = symbols.map((symbol) =>
+        `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; the type of '`
+      );
+      RECEIVER_REASONS.set(symbols, starts);
+    }
+    const start = starts;
+    return {
+      kind: "ambiguous",
+      reason: `${symbols.length} definitions of ${what} in scope and no evidence chooses one`,
+      candidates: symbols.map((symbol, i) => ({
+        symbol,
+        reason: `${start[i]}${receiver}' is not statically evident`,
+      })),
+    };
+  }
   return {
     kind: "ambiguous",
     reason: `${symbols.length} definitions of ${what} in scope and no evidence chooses one`,
     candidates: symbols.map((symbol) => ({
       symbol,
-      reason: receiver
-        ? `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; the type of '${receiver}' is not statically evident`
-        : `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; no import binds '${name}' at the use`,
+      reason:
+        `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; no import binds '${name}' at the use`,
     })),
   };
 }
+
+/** Per list of fitting definitions (one name's, made once per request), each reason's start. */
+const RECEIVER_REASONS = new WeakMap<SymbolRecord[], string[]>();
 
 /** The definitions named `name` a use at the site may mean on a guess, one per declaration. */
 function fittingDefinitions(

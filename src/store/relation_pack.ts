@@ -183,7 +183,7 @@ function unpackMatching(
     starts[i] = start;
     ends[i] = start + length;
     const candidates = bytesOf.get(length);
-    if (candidates && candidates.some((bytes) => sameBytes(data, start, bytes))) {
+    if (candidates && sameAsAny(data, start, candidates)) {
       isWanted[i] = 1;
       any = true;
     }
@@ -249,6 +249,17 @@ function wantedBytes(targets: ReadonlySet<string>): Map<number, Uint8Array[]> {
     else out.set(bytes.length, [bytes]);
   }
   return out;
+}
+
+/**
+ * Whether the bytes at `start` are one of `candidates` (a loop, not `some`: a closure made per
+ * string of a wanted length was most of what a walk's unpacking allocated).
+ */
+function sameAsAny(data: Uint8Array, start: number, candidates: Uint8Array[]): boolean {
+  for (let i = 0; i < candidates.length; i++) {
+    if (sameBytes(data, start, candidates[i])) return true;
+  }
+  return false;
 }
 
 function sameBytes(data: Uint8Array, start: number, bytes: Uint8Array): boolean {
