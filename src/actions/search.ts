@@ -7,7 +7,7 @@ import type { Confidence, Envelope, ResultHit, SearchData, SourceKind } from "..
 import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
-import { lexicalMatches, selectTerms } from "../search/lexical.ts";
+import { lexicalMatches, LexicalScores, selectTerms } from "../search/lexical.ts";
 import { lexicalStatistics } from "../search/visible_lexical.ts";
 import type { PathRule } from "../workspace/visible.ts";
 import { atMost, confidenceFeatures, confidenceOf } from "../search/confidence.ts";
@@ -23,7 +23,6 @@ import {
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
 import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
 import { sliceLines } from "../engine/lines.ts";
-import { selectValue } from "../engine/order.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveListing, liveScan } from "./live_scan.ts";
@@ -422,12 +421,16 @@ function rankRepository(
   const termIdf = new Map(selected.map((term) => [term.term, term.idf]));
   const limitations: string[] = [];
 
+  // Chunks are addressed by their row in the generation's chunk columns; a start byte is of the
+  // generation they were read at (null: it moved while they were).
+  const before = reader.generation();
+  const columns = reader.chunkColumns();
+  const chunkGeneration = reader.generation() === before ? before : null;
   const lexical = strategy === "vector"
-    ? new Map()
+    ? new LexicalScores(columns.ids.length)
     : lexicon
-    ? lexicon.matches(selected, allowFile)
-    : lexicalMatches(reader, selected, allowFile);
-  const lexicalTop = bestMatches(lexical, LEXICAL_POOL);
+    ? lexicon.matches(selected, allowFile, columns)
+    : lexicalMatches(reader, selected, allowFile, columns);
   const vectorScores = new Map<number, number>();
   if (options.vectors) {
     let index = vectorIndexFor(reader, HASH_MODEL_ID);
@@ -456,31 +459,41 @@ function rankRepository(
   const { definitions, pinned } = definitionSignals(reader, analysis, allowFile);
   for (const chunkId of mentionedChunks(reader, analysis, table, allowFile)) pinned.add(chunkId);
 
-  const ids = new Set<number>([
-    ...lexicalTop.map(([id]) => id),
-    ...vectorScores.keys(),
-    ...pinned,
-  ]);
-  // Every chunk with the same fields (one object shape for the ranker's reads).
+  // The candidates: the best lexical matches, the nearest vectors and the pinned chunks, by row.
+  const lexicalTop = lexical.best(LEXICAL_POOL);
+  const candidates = new Int32Array(lexicalTop.length + vectorScores.size + pinned.size);
+  let count = 0;
+  for (let i = 0; i < lexicalTop.length; i++) candidates[count++] = lexical.rows[lexicalTop[i]];
+  for (const chunkId of vectorScores.keys()) {
+    const row = columns.rows.get(chunkId);
+    if (row !== undefined) candidates[count++] = row;
+  }
+  for (const chunkId of pinned) {
+    const row = columns.rows.get(chunkId);
+    if (row !== undefined) candidates[count++] = row;
+  }
+  const rows = candidates.subarray(0, count).sort();
+  // Every chunk with the same fields (one object shape for the ranker's reads), in id order.
   const chunks: RankChunk[] = [];
-  const before = reader.generation();
-  const entries = reader.chunks([...ids]);
-  const chunkGeneration = reader.generation() === before ? before : null;
-  for (const entry of entries) {
-    if (!allowFile(entry.fileId)) continue;
-    const match = lexical.get(entry.id);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (i > 0 && row === rows[i - 1]) continue;
+    const fileId = columns.fileIds[row];
+    if (!allowFile(fileId)) continue;
+    const id = columns.ids[row];
+    const slot = lexical.slotOf(row);
     chunks.push({
-      id: entry.id,
-      fileId: entry.fileId,
-      path: entry.path,
-      startLine: entry.startLine,
-      endLine: entry.endLine,
-      startByte: entry.startByte,
-      kind: entry.kind,
-      symbolPath: entry.symbolPath,
-      lexical: match?.score,
-      lexicalTerms: match?.terms,
-      vector: vectorScores.get(entry.id),
+      id,
+      fileId,
+      path: table.files.get(fileId)?.path ?? "",
+      startLine: columns.startLines[row],
+      endLine: columns.endLines[row],
+      startByte: columns.startBytes[row],
+      kind: columns.kinds[row],
+      symbolPath: columns.symbolPaths[row],
+      lexical: slot < 0 ? undefined : lexical.scores[slot],
+      lexicalTerms: slot < 0 ? undefined : lexical.terms[slot],
+      vector: vectorScores.get(id),
     });
   }
   const ranked = rankChunks({
@@ -508,35 +521,6 @@ function rankRepository(
       statistics.termDocuments(compactIdentifier(word)) > 0
     ),
   };
-}
-
-/**
- * The `count` best matches by score, best first, equal scores in the map's
- * order (what a stable sort of every entry, cut to `count`, gives), without
- * sorting every entry: the count-th best score is found first.
- */
-export function bestMatches<T extends { score: number }>(
-  matches: Map<number, T>,
-  count: number,
-): [number, T][] {
-  if (matches.size > count && count > 0) {
-    const scores = new Float64Array(matches.size);
-    let at = 0;
-    for (const match of matches.values()) scores[at++] = match.score;
-    const threshold = selectValue(scores, scores.length - count);
-    // Every entry above the threshold, and the earliest at it until `count` are kept.
-    let room = count;
-    for (const match of matches.values()) if (match.score > threshold) room--;
-    const kept: [number, T][] = [];
-    for (const [id, match] of matches) {
-      if (match.score > threshold || (match.score === threshold && room-- > 0)) {
-        kept.push([id, match]);
-      }
-    }
-    return kept.sort((a, b) => b[1].score - a[1].score);
-  }
-  return [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
-    .slice(0, Math.max(0, count));
 }
 
 /**

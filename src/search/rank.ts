@@ -264,7 +264,7 @@ export function rankChunks(input: RankInput): RankedChunk[] {
   // Rounds: every file's best chunk in file order, then every file's second, … (a round visits
   // only the files with a chunk left).
   const ranked: RankedChunk[] = [];
-  let open = Array.from(order);
+  const open = Array.from(order);
   for (let round = 0; open.length > 0; round++) {
     let left = 0;
     for (const f of open) {
