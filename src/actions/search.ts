@@ -16,7 +16,6 @@ import {
   type RankChunk,
   rankChunks,
   type RankedChunk,
-  type RankFile,
   RANKING,
   type Strategy,
 } from "../search/rank.ts";
@@ -41,10 +40,7 @@ const ANSWERED_IDS = 1 << 16;
 const MAX_DEFINITIONS = 12;
 
 interface RepositoryAnswer {
-  ranked: (RankedChunk & {
-    repo: Repository;
-    file: RankFile;
-    round: number;
+  ranked: (RankedChunk<Repository> & {
     /** Set for a chunk of a dependency package: the repository that imports it, and how. */
     dependency?: DependencySource;
   })[];
@@ -504,16 +500,9 @@ function rankRepository(
     files: table.files,
     definitions,
     pinned,
-  });
+  }, repo);
   return {
-    ranked: ranked.map(({ chunk, score, matchedShare, round }) => ({
-      chunk,
-      score,
-      matchedShare,
-      repo,
-      file: table.files.get(chunk.fileId)!,
-      round,
-    })),
+    ranked,
     limitations,
     chunkGeneration,
     // Identifiers the query writes that this target holds (by whole compact term).
