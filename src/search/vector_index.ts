@@ -18,7 +18,7 @@
  * the other Workers (`adoptIndexes`).
  */
 import { readQuantized } from "../engine/vector.ts";
-import { selectValue } from "../engine/order.ts";
+import { selectValue, stableOrder } from "../engine/order.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
 import {
   COLUMNS_PER_PASS,
@@ -200,7 +200,8 @@ export function loadVectorIndex(
 
 /**
  * The `limit` chunks nearest a unit query vector by cosine, among chunks whose
- * file passes `allowFile` (checked before ranking, so nothing hidden is ranked);
+ * file passes `allowFile` (checked before ranking, so nothing hidden is ranked;
+ * asked once per candidate row, so a caller whose check costs keeps its answers);
  * best first, and among equal scores the earlier row first.
  */
 export function nearestChunks(
@@ -213,23 +214,21 @@ export function nearestChunks(
     return [];
   }
   const approximate = approximateScores(index, query);
-  const allowed = new Map<number, boolean>();
-  const allows = (row: number) => {
-    if (!options.allowFile) return true;
-    const fileId = index.fileIds[row];
-    let ok = allowed.get(fileId);
-    if (ok === undefined) allowed.set(fileId, ok = options.allowFile(fileId));
-    return ok;
-  };
+  const allowFile = options.allowFile;
+  const allows = allowFile ? (row: number) => allowFile(index.fileIds[row]) : () => true;
   const wanted = options.limit * RESCORE_FACTOR + RESCORE_EXTRA;
-  const best = topRows(approximate, wanted, allows);
+  // The rescored rows in row order, then by exact score (best first): equal scores stay in row
+  // order. Negated, ascending; negating a double back is exact.
+  const best = Int32Array.from(topRows(approximate, wanted, allows)).sort();
   const nonZero = nonZeroDimensions(query, dimensions);
-  const exact = best.map((row) => ({ row, score: exactScore(index, row, query, nonZero) }));
-  exact.sort((a, b) => b.score - a.score || a.row - b.row);
-  return exact.slice(0, options.limit).map(({ row, score }) => ({
-    chunkId: index.chunkIds[row],
-    score,
-  }));
+  const negated = new Float64Array(best.length);
+  for (let i = 0; i < best.length; i++) negated[i] = -exactScore(index, best[i], query, nonZero);
+  const order = stableOrder(negated);
+  const hits: VectorHit[] = [];
+  for (let k = 0; k < Math.min(options.limit, order.length); k++) {
+    hits.push({ chunkId: index.chunkIds[best[order[k]]], score: -negated[order[k]] });
+  }
+  return hits;
 }
 
 /**
