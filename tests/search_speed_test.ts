@@ -122,6 +122,16 @@ Deno.test("lexical scores sum per chunk in first-match order; the best are a sta
       .sort((a, b) => b.match.score - a.match.score).slice(0, count)
       .map((entry) => entry.slot).sort((a, b) => a - b);
     assert.deepEqual([...scores.best(count)], expected, `round ${round}`);
+    // Released, its table serves the next scores of a table this size: cleared.
+    scores.release();
+    const again = new LexicalScores(rows);
+    for (let row = 0; row < rows; row++) assert.equal(again.slotOf(row), -1);
+    again.add(rows - 1, 1, 0);
+    assert.equal(again.slotOf(rows - 1), 0);
+    assert.equal(again.scores[0], 1);
+    assert.equal(again.terms[0], 1);
+    assert.equal(again.size, 1);
+    again.release();
   }
 });
 

@@ -36,6 +36,11 @@ const LEXICAL_POOL = 800;
 const VECTOR_POOL = 300;
 /** File ids below this keep a request's answer to "may it be searched" in an array. */
 const ANSWERED_IDS = 1 << 16;
+/**
+ * A cleared answer array kept between requests (handed out to one ranking at a time; a ranking
+ * that throws keeps it, and the next allocates another).
+ */
+let spareAnswers: Uint8Array | null = null;
 /** A name defined in more places than this is too common to point at a file. */
 const MAX_DEFINITIONS = 12;
 
@@ -398,7 +403,8 @@ function rankRepository(
   const chunkCount = statistics.chunks;
   // Hidden and filtered files are dropped before anything is scored or counted. Asked once per
   // file and request (for every row of every term): small ids answer from an array.
-  const answers = new Uint8Array(ANSWERED_IDS);
+  const answers = spareAnswers ?? new Uint8Array(ANSWERED_IDS);
+  spareAnswers = null;
   const allowed = new Map<number, boolean>();
   const allowFile = (fileId: number): boolean => {
     const small = fileId >= 0 && fileId < ANSWERED_IDS;
@@ -492,6 +498,7 @@ function rankRepository(
       vector: vectorScores.get(id),
     });
   }
+  lexical.release();
   const ranked = rankChunks({
     strategy,
     analysis,
@@ -501,6 +508,9 @@ function rankRepository(
     definitions,
     pinned,
   }, repo);
+  // Every file question of this ranking is answered: the array goes back cleared.
+  answers.fill(0);
+  spareAnswers = answers;
   return {
     ranked,
     limitations,

@@ -42,6 +42,16 @@ export function selectTerms(
   return pool.sort((a, b) => b.weight * b.idf - a.weight * a.idf).slice(0, MAX_SELECTED);
 }
 
+/** The cleared arrays of the last scores released (one set per thread). */
+let spare: {
+  slots: Int32Array;
+  rows: Int32Array;
+  scores: Float64Array;
+  terms: Int32Array;
+  work: Float64Array;
+} | null = null;
+const RELEASED = new Int32Array(0);
+
 /**
  * Per chunk, addressed by its row in the reader's chunk columns: the summed
  * weighted bm25 and the selected terms it holds (bit `i` for the `i`-th
@@ -56,13 +66,22 @@ export class LexicalScores {
   scores: Float64Array;
   terms: Int32Array;
   /** Per row: its slot + 1, or 0 when the chunk matched no term. */
-  readonly #slots: Int32Array;
+  #slots: Int32Array;
+
+  /** Scratch for `best`'s selection. */
+  #work: Float64Array;
 
   constructor(tableRows: number, capacity = 64) {
-    this.#slots = new Int32Array(tableRows);
-    this.rows = new Int32Array(Math.max(1, capacity));
-    this.scores = new Float64Array(this.rows.length);
-    this.terms = new Int32Array(this.rows.length);
+    // The arrays the last released scores left, when their table is this size (all cleared).
+    const kept = spare !== null && spare.slots.length === tableRows ? spare : null;
+    spare = null;
+    this.#slots = kept?.slots ?? new Int32Array(tableRows);
+    const length = Math.max(1, capacity);
+    const fits = kept !== null && kept.rows.length >= length;
+    this.rows = fits ? kept.rows : new Int32Array(length);
+    this.scores = fits ? kept.scores : new Float64Array(length);
+    this.terms = fits ? kept.terms : new Int32Array(length);
+    this.#work = kept?.work ?? new Float64Array(0);
   }
 
   /** Adds `score` and term bit `bit` to a row's sums. */
@@ -92,7 +111,10 @@ export class LexicalScores {
     const size = this.size;
     if (size <= count) return Int32Array.from({ length: size }, (_, slot) => slot);
     if (count <= 0) return new Int32Array(0);
-    const threshold = selectValue(this.scores.slice(0, size), size - count);
+    if (this.#work.length < size) this.#work = new Float64Array(this.scores.length);
+    const work = this.#work.subarray(0, size);
+    work.set(this.scores.subarray(0, size));
+    const threshold = selectValue(work, size - count);
     let room = count;
     for (let slot = 0; slot < size; slot++) if (this.scores[slot] > threshold) room--;
     const kept = new Int32Array(count);
@@ -102,6 +124,26 @@ export class LexicalScores {
       if (score > threshold || (score === threshold && room-- > 0)) kept[at++] = slot;
     }
     return kept;
+  }
+
+  /**
+   * Hands the arrays back, cleared, for the next scores of a table this size: a search then
+   * allocates no array per chunk row or per term row (off-heap memory V8's heap limit does not
+   * see; freed only at its next collection). Nothing may be read or added after.
+   */
+  release(): void {
+    for (let slot = 0; slot < this.size; slot++) this.#slots[this.rows[slot]] = 0;
+    this.scores.fill(0, 0, this.size);
+    this.terms.fill(0, 0, this.size);
+    spare = {
+      slots: this.#slots,
+      rows: this.rows,
+      scores: this.scores,
+      terms: this.terms,
+      work: this.#work,
+    };
+    this.#slots = RELEASED;
+    this.size = 0;
   }
 
   #grow(): void {

@@ -249,7 +249,7 @@ function approximateScores(index: VectorIndex, query: Float32Array): Float64Arra
     const weight = Math.round(query[d] * quantum);
     if (weight !== 0) weights.push([d, weight]);
   }
-  const scores = new Float64Array(rows);
+  const scores = scratch.scores(rows);
   const slot = claimSlot(index);
   if (slot < 0 || !index.score) {
     const sums = new Int32Array(rows);
@@ -287,6 +287,25 @@ function approximateScores(index: VectorIndex, query: Float32Array): Float64Arra
     Atomics.store(index.locks, slot, 0);
   }
 }
+
+/**
+ * Per-row arrays of one scan, kept for the next scan of an index that size (each thread has its
+ * own, and a scan is done before the next starts): a search allocates no array per row, memory
+ * outside V8's heap that is freed only at its next collection. Every element a scan reads it
+ * wrote first.
+ */
+const scratch = {
+  scoreArray: new Float64Array(0),
+  rowArray: new Int32Array(0),
+  scores(length: number): Float64Array {
+    if (this.scoreArray.length !== length) this.scoreArray = new Float64Array(length);
+    return this.scoreArray;
+  },
+  rows(length: number): Int32Array {
+    if (this.rowArray.length !== length) this.rowArray = new Int32Array(length);
+    return this.rowArray;
+  },
+};
 
 /** A free scratch slot, taken; -1 when every slot is in use. */
 function claimSlot(index: VectorIndex): number {
@@ -359,7 +378,7 @@ function candidateRows(scores: Float64Array, count: number): Int32Array {
     const sample = new Float64Array(sampled);
     for (let i = 0; i < sampled; i++) sample[i] = scores[i * SAMPLE_STRIDE];
     const bound = selectValue(sample, sampled - 1 - rank);
-    const found = new Int32Array(rows);
+    const found = scratch.rows(rows);
     let size = 0;
     for (let row = 0; row < rows; row++) if (scores[row] >= bound) found[size++] = row;
     if (size >= count) return found.subarray(0, size);
