@@ -42,14 +42,18 @@ export function selectTerms(
   return pool.sort((a, b) => b.weight * b.idf - a.weight * a.idf).slice(0, MAX_SELECTED);
 }
 
-/** The cleared arrays of the last scores released (one set per thread). */
-let spare: {
+/**
+ * The cleared arrays of the last scores released, per table size (a workspace of several
+ * repositories ranks each in turn), in this thread; at most `SPARE_TABLES` sizes.
+ */
+const spares = new Map<number, {
   slots: Int32Array;
   rows: Int32Array;
   scores: Float64Array;
   terms: Int32Array;
   work: Float64Array;
-} | null = null;
+}>();
+const SPARE_TABLES = 4;
 const RELEASED = new Int32Array(0);
 
 /**
@@ -72,9 +76,9 @@ export class LexicalScores {
   #work: Float64Array;
 
   constructor(tableRows: number, capacity = 64) {
-    // The arrays the last released scores left, when their table is this size (all cleared).
-    const kept = spare !== null && spare.slots.length === tableRows ? spare : null;
-    spare = null;
+    // The arrays the last released scores of a table this size left (all cleared).
+    const kept = spares.get(tableRows) ?? null;
+    spares.delete(tableRows);
     this.#slots = kept?.slots ?? new Int32Array(tableRows);
     const length = Math.max(1, capacity);
     const fits = kept !== null && kept.rows.length >= length;
@@ -135,13 +139,15 @@ export class LexicalScores {
     for (let slot = 0; slot < this.size; slot++) this.#slots[this.rows[slot]] = 0;
     this.scores.fill(0, 0, this.size);
     this.terms.fill(0, 0, this.size);
-    spare = {
+    spares.delete(this.#slots.length);
+    if (spares.size >= SPARE_TABLES) spares.delete(spares.keys().next().value!);
+    spares.set(this.#slots.length, {
       slots: this.#slots,
       rows: this.rows,
       scores: this.scores,
       terms: this.terms,
       work: this.#work,
-    };
+    });
     this.#slots = RELEASED;
     this.size = 0;
   }

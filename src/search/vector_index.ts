@@ -295,17 +295,26 @@ function approximateScores(index: VectorIndex, query: Float32Array): Float64Arra
  * wrote first.
  */
 const scratch = {
-  scoreArray: new Float64Array(0),
-  rowArray: new Int32Array(0),
+  /** By row count, at most `SCRATCH_SIZES` (a workspace of several repositories scans each). */
+  scoreArrays: new Map<number, Float64Array>(),
+  rowArrays: new Map<number, Int32Array>(),
   scores(length: number): Float64Array {
-    if (this.scoreArray.length !== length) this.scoreArray = new Float64Array(length);
-    return this.scoreArray;
+    return kept(this.scoreArrays, length, () => new Float64Array(length));
   },
   rows(length: number): Int32Array {
-    if (this.rowArray.length !== length) this.rowArray = new Int32Array(length);
-    return this.rowArray;
+    return kept(this.rowArrays, length, () => new Int32Array(length));
   },
 };
+const SCRATCH_SIZES = 4;
+
+function kept<T>(arrays: Map<number, T>, length: number, make: () => T): T {
+  let array = arrays.get(length);
+  if (array === undefined) {
+    if (arrays.size >= SCRATCH_SIZES) arrays.delete(arrays.keys().next().value!);
+    arrays.set(length, array = make());
+  }
+  return array;
+}
 
 /** A free scratch slot, taken; -1 when every slot is in use. */
 function claimSlot(index: VectorIndex): number {
