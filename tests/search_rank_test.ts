@@ -78,6 +78,9 @@ Deno.test("chunks are ranked as the plain ranker ranked them, ties included", ()
       pinned: new Set(chunks.filter(() => next() < 0.1).map((chunk) => chunk.id)),
     };
     assert.deepEqual(rankChunks(input), plainRankChunks(input), `round ${round}`);
+    // The caller's name for where the chunks came from is on every entry.
+    const tag = { name: `repo-${round}` };
+    assert.ok(rankChunks(input, tag).every((entry) => entry.repo === tag));
   }
 });
 
@@ -157,6 +160,8 @@ function plainRankChunks(input: RankInput): RankedChunk[] {
         score: fileScores.get(fileId)! * (chunkScores[at] / best),
         matchedShare: totalWeight > 0 ? matched / totalWeight : 0,
         round,
+        file: input.files.get(fileId)!,
+        repo: null,
       });
     }
     open = open.filter(({ own }) => own.length > round + 1);

@@ -1,11 +1,12 @@
 /**
  * What search's cheaper paths must give exactly as the plain ones did: lines
- * read from a prefix of a stored text, the best lexical matches picked without
- * sorting them all, term rows ordered without a comparator, the first matching line of a snippet found with a cheap
+ * read from a prefix of a stored text, lexical scores summed per chunk row and
+ * the best of them picked without sorting them all, term rows ordered without a comparator, the first matching line of a snippet found with a cheap
  * pre-check, and a search's snippets cut from the committed text.
  */
 import assert from "node:assert/strict";
-import { bestMatches, firstMatchingLine } from "../src/actions/search.ts";
+import { firstMatchingLine } from "../src/actions/search.ts";
+import { LexicalScores } from "../src/search/lexical.ts";
 import { sliceLines } from "../src/engine/lines.ts";
 import { codeTerms } from "../src/engine/tokenizer.ts";
 import { packText, TEXT_PIECE, unpackLines, unpackText } from "../src/store/packing.ts";
@@ -87,26 +88,58 @@ function byteOnLine(text: string, line: number, pick: number): number | null {
   return start + Math.floor(pick * (length + 1));
 }
 
-Deno.test("the best matches are a stable sort's first ones, ties included", () => {
+Deno.test("lexical scores sum per chunk in first-match order; the best are a stable sort's first ones, ties included", () => {
   const next = seededRandom(3);
   for (let round = 0; round < 300; round++) {
-    const matches = new Map<number, { score: number }>();
-    const size = Math.floor(next() * 60);
-    // Few distinct scores: many ties, at the cut too.
-    for (let i = 0; i < size; i++) {
-      matches.set(Math.floor(next() * 1e6), { score: Math.floor(next() * 6) / 2 });
+    // The plain way: a map by row, in the order rows were first matched.
+    const plain = new Map<number, { score: number; terms: number }>();
+    const rows = 1 + Math.floor(next() * 200);
+    const scores = new LexicalScores(rows, 1 + Math.floor(next() * 4));
+    const adds = Math.floor(next() * 90);
+    for (let i = 0; i < adds; i++) {
+      const row = Math.floor(next() * rows);
+      // Few distinct scores: many ties, at the cut too.
+      const score = Math.floor(next() * 6) / 2;
+      const bit = Math.floor(next() * 32);
+      scores.add(row, score, bit);
+      const match = plain.get(row) ?? { score: 0, terms: 0 };
+      match.score += score;
+      match.terms |= 1 << bit;
+      plain.set(row, match);
+    }
+    assert.equal(scores.size, plain.size);
+    [...plain].forEach(([row, match], slot) => {
+      assert.equal(scores.slotOf(row), slot);
+      assert.equal(scores.rows[slot], row);
+      assert.equal(scores.scores[slot], match.score);
+      assert.equal(scores.terms[slot], match.terms);
+    });
+    for (let row = 0; row < rows; row++) {
+      if (!plain.has(row)) assert.equal(scores.slotOf(row), -1);
     }
     const count = Math.floor(next() * 70);
-    const expected = [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
-      .slice(0, count);
-    assert.deepEqual(bestMatches(matches, count), expected, `round ${round}`);
+    const expected = [...plain.entries()].map(([row, match], slot) => ({ row, slot, match }))
+      .sort((a, b) => b.match.score - a.match.score).slice(0, count)
+      .map((entry) => entry.slot).sort((a, b) => a - b);
+    assert.deepEqual([...scores.best(count)], expected, `round ${round}`);
+    // Released, its table serves the next scores of a table this size: cleared.
+    scores.release();
+    const again = new LexicalScores(rows);
+    for (let row = 0; row < rows; row++) assert.equal(again.slotOf(row), -1);
+    again.add(rows - 1, 1, 0);
+    assert.equal(again.slotOf(rows - 1), 0);
+    assert.equal(again.scores[0], 1);
+    assert.equal(again.terms[0], 1);
+    assert.equal(again.size, 1);
+    again.release();
   }
 });
 
 Deno.test("term rows are ordered as a stable sort by rank orders them, ties and signed zeros included", () => {
   const next = seededRandom(5);
   for (let round = 0; round < 300; round++) {
-    const size = Math.floor(next() * 80);
+    // Mostly short, some long enough for several merge passes.
+    const size = Math.floor(next() * (round % 10 === 0 ? 700 : 80));
     // Few distinct ranks (many ties), negative as bm25's, with -0 and 0 among them.
     const pool = [-0, 0, -1.5, -2.25, -1e-6, -3, 4];
     const ranks = Float64Array.from(

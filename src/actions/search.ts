@@ -7,7 +7,7 @@ import type { Confidence, Envelope, ResultHit, SearchData, SourceKind } from "..
 import type { DefinitionSite, FileTable, TargetReader } from "../store/reader.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
-import { lexicalMatches, selectTerms } from "../search/lexical.ts";
+import { lexicalMatches, LexicalScores, selectTerms } from "../search/lexical.ts";
 import { lexicalStatistics } from "../search/visible_lexical.ts";
 import type { PathRule } from "../workspace/visible.ts";
 import { atMost, confidenceFeatures, confidenceOf } from "../search/confidence.ts";
@@ -16,14 +16,12 @@ import {
   type RankChunk,
   rankChunks,
   type RankedChunk,
-  type RankFile,
   RANKING,
   type Strategy,
 } from "../search/rank.ts";
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
 import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
 import { sliceLines } from "../engine/lines.ts";
-import { selectValue } from "../engine/order.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveListing, liveScan } from "./live_scan.ts";
@@ -38,14 +36,16 @@ const LEXICAL_POOL = 800;
 const VECTOR_POOL = 300;
 /** File ids below this keep a request's answer to "may it be searched" in an array. */
 const ANSWERED_IDS = 1 << 16;
+/**
+ * A cleared answer array kept between requests (handed out to one ranking at a time; a ranking
+ * that throws keeps it, and the next allocates another).
+ */
+let spareAnswers: Uint8Array | null = null;
 /** A name defined in more places than this is too common to point at a file. */
 const MAX_DEFINITIONS = 12;
 
 interface RepositoryAnswer {
-  ranked: (RankedChunk & {
-    repo: Repository;
-    file: RankFile;
-    round: number;
+  ranked: (RankedChunk<Repository> & {
     /** Set for a chunk of a dependency package: the repository that imports it, and how. */
     dependency?: DependencySource;
   })[];
@@ -403,7 +403,8 @@ function rankRepository(
   const chunkCount = statistics.chunks;
   // Hidden and filtered files are dropped before anything is scored or counted. Asked once per
   // file and request (for every row of every term): small ids answer from an array.
-  const answers = new Uint8Array(ANSWERED_IDS);
+  const answers = spareAnswers ?? new Uint8Array(ANSWERED_IDS);
+  spareAnswers = null;
   const allowed = new Map<number, boolean>();
   const allowFile = (fileId: number): boolean => {
     const small = fileId >= 0 && fileId < ANSWERED_IDS;
@@ -422,12 +423,16 @@ function rankRepository(
   const termIdf = new Map(selected.map((term) => [term.term, term.idf]));
   const limitations: string[] = [];
 
+  // Chunks are addressed by their row in the generation's chunk columns; a start byte is of the
+  // generation they were read at (null: it moved while they were).
+  const before = reader.generation();
+  const columns = reader.chunkColumns();
+  const chunkGeneration = reader.generation() === before ? before : null;
   const lexical = strategy === "vector"
-    ? new Map()
+    ? new LexicalScores(columns.ids.length)
     : lexicon
-    ? lexicon.matches(selected, allowFile)
-    : lexicalMatches(reader, selected, allowFile);
-  const lexicalTop = bestMatches(lexical, LEXICAL_POOL);
+    ? lexicon.matches(selected, allowFile, columns)
+    : lexicalMatches(reader, selected, allowFile, columns);
   const vectorScores = new Map<number, number>();
   if (options.vectors) {
     let index = vectorIndexFor(reader, HASH_MODEL_ID);
@@ -456,33 +461,44 @@ function rankRepository(
   const { definitions, pinned } = definitionSignals(reader, analysis, allowFile);
   for (const chunkId of mentionedChunks(reader, analysis, table, allowFile)) pinned.add(chunkId);
 
-  const ids = new Set<number>([
-    ...lexicalTop.map(([id]) => id),
-    ...vectorScores.keys(),
-    ...pinned,
-  ]);
-  // Every chunk with the same fields (one object shape for the ranker's reads).
+  // The candidates: the best lexical matches, the nearest vectors and the pinned chunks, by row.
+  const lexicalTop = lexical.best(LEXICAL_POOL);
+  const candidates = new Int32Array(lexicalTop.length + vectorScores.size + pinned.size);
+  let count = 0;
+  for (let i = 0; i < lexicalTop.length; i++) candidates[count++] = lexical.rows[lexicalTop[i]];
+  for (const chunkId of vectorScores.keys()) {
+    const row = columns.rows.get(chunkId);
+    if (row !== undefined) candidates[count++] = row;
+  }
+  for (const chunkId of pinned) {
+    const row = columns.rows.get(chunkId);
+    if (row !== undefined) candidates[count++] = row;
+  }
+  const rows = candidates.subarray(0, count).sort();
+  // Every chunk with the same fields (one object shape for the ranker's reads), in id order.
   const chunks: RankChunk[] = [];
-  const before = reader.generation();
-  const entries = reader.chunks([...ids]);
-  const chunkGeneration = reader.generation() === before ? before : null;
-  for (const entry of entries) {
-    if (!allowFile(entry.fileId)) continue;
-    const match = lexical.get(entry.id);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (i > 0 && row === rows[i - 1]) continue;
+    const fileId = columns.fileIds[row];
+    if (!allowFile(fileId)) continue;
+    const id = columns.ids[row];
+    const slot = lexical.slotOf(row);
     chunks.push({
-      id: entry.id,
-      fileId: entry.fileId,
-      path: entry.path,
-      startLine: entry.startLine,
-      endLine: entry.endLine,
-      startByte: entry.startByte,
-      kind: entry.kind,
-      symbolPath: entry.symbolPath,
-      lexical: match?.score,
-      lexicalTerms: match?.terms,
-      vector: vectorScores.get(entry.id),
+      id,
+      fileId,
+      path: table.files.get(fileId)?.path ?? "",
+      startLine: columns.startLines[row],
+      endLine: columns.endLines[row],
+      startByte: columns.startBytes[row],
+      kind: columns.kinds[row],
+      symbolPath: columns.symbolPaths[row],
+      lexical: slot < 0 ? undefined : lexical.scores[slot],
+      lexicalTerms: slot < 0 ? undefined : lexical.terms[slot],
+      vector: vectorScores.get(id),
     });
   }
+  lexical.release();
   const ranked = rankChunks({
     strategy,
     analysis,
@@ -491,16 +507,12 @@ function rankRepository(
     files: table.files,
     definitions,
     pinned,
-  });
+  }, repo);
+  // Every file question of this ranking is answered: the array goes back cleared.
+  answers.fill(0);
+  spareAnswers = answers;
   return {
-    ranked: ranked.map(({ chunk, score, matchedShare, round }) => ({
-      chunk,
-      score,
-      matchedShare,
-      repo,
-      file: table.files.get(chunk.fileId)!,
-      round,
-    })),
+    ranked,
     limitations,
     chunkGeneration,
     // Identifiers the query writes that this target holds (by whole compact term).
@@ -508,35 +520,6 @@ function rankRepository(
       statistics.termDocuments(compactIdentifier(word)) > 0
     ),
   };
-}
-
-/**
- * The `count` best matches by score, best first, equal scores in the map's
- * order (what a stable sort of every entry, cut to `count`, gives), without
- * sorting every entry: the count-th best score is found first.
- */
-export function bestMatches<T extends { score: number }>(
-  matches: Map<number, T>,
-  count: number,
-): [number, T][] {
-  if (matches.size > count && count > 0) {
-    const scores = new Float64Array(matches.size);
-    let at = 0;
-    for (const match of matches.values()) scores[at++] = match.score;
-    const threshold = selectValue(scores, scores.length - count);
-    // Every entry above the threshold, and the earliest at it until `count` are kept.
-    let room = count;
-    for (const match of matches.values()) if (match.score > threshold) room--;
-    const kept: [number, T][] = [];
-    for (const [id, match] of matches) {
-      if (match.score > threshold || (match.score === threshold && room-- > 0)) {
-        kept.push([id, match]);
-      }
-    }
-    return kept.sort((a, b) => b[1].score - a[1].score);
-  }
-  return [...matches.entries()].sort((a, b) => b[1].score - a[1].score)
-    .slice(0, Math.max(0, count));
 }
 
 /**

@@ -34,13 +34,17 @@ export interface RankFile {
   language: string | null;
 }
 
-export interface RankedChunk {
+export interface RankedChunk<R = null> {
   chunk: RankChunk;
   score: number;
   /** Share of the query's term weight the chunk holds (lexical evidence). */
   matchedShare: number;
   /** Which of its file's chunks it is, best first (0 for the best). */
   round: number;
+  /** The chunk's file, as `RankInput.files` holds it. */
+  file: RankFile;
+  /** Where the chunks came from, as the caller named it (each entry is made once). */
+  repo: R;
 }
 
 export interface RankInput {
@@ -165,8 +169,11 @@ function symbolName(symbolPath: string): string {
   return name;
 }
 
-/** Ranks chunks: best files first, each file's chunks together in rounds. */
-export function rankChunks(input: RankInput): RankedChunk[] {
+/**
+ * Ranks chunks: best files first, each file's chunks together in rounds. Every
+ * entry carries `repo` (the caller's name for where the chunks came from).
+ */
+export function rankChunks<R = null>(input: RankInput, repo: R = null as R): RankedChunk<R>[] {
   const { analysis, chunks } = input;
   const base = baseScores(input);
   const totalWeight = analysis.terms.reduce(
@@ -214,6 +221,7 @@ export function rankChunks(input: RankInput): RankedChunk[] {
   const idfs = [...input.termIdf.values()];
   const pathTermTotal = idfs.reduce((sum, idf) => sum + idf, 0) || 1;
   const fileScores = new Float64Array(fileIds.length);
+  const fileEntries: RankFile[] = new Array(fileIds.length);
   for (let f = 0; f < fileIds.length; f++) {
     const from = starts[f];
     const count = starts[f + 1] - from;
@@ -223,6 +231,7 @@ export function rankChunks(input: RankInput): RankedChunk[] {
     let score = chunkScores[byFile[from]] + RANKING.secondChunk * (second + 0.5 * third);
     const fileId = fileIds[f];
     const file = input.files.get(fileId)!;
+    fileEntries[f] = file;
     const features = featuresOf(file);
     let pathWeight = 0;
     for (let t = 0; t < selectedTerms.length; t++) {
@@ -243,8 +252,7 @@ export function rankChunks(input: RankInput): RankedChunk[] {
     fileScores[f] = score;
   }
   const order = Int32Array.from(fileIds.keys()).sort((a, b) =>
-    fileScores[b] - fileScores[a] ||
-    (input.files.get(fileIds[a])!.path < input.files.get(fileIds[b])!.path ? -1 : 1)
+    fileScores[b] - fileScores[a] || (fileEntries[a].path < fileEntries[b].path ? -1 : 1)
   );
   // The share of the query's weight each distinct set of term bits holds.
   const shares = new Map<number, number>();
@@ -263,8 +271,8 @@ export function rankChunks(input: RankInput): RankedChunk[] {
   };
   // Rounds: every file's best chunk in file order, then every file's second, … (a round visits
   // only the files with a chunk left).
-  const ranked: RankedChunk[] = [];
-  let open = Array.from(order);
+  const ranked: RankedChunk<R>[] = [];
+  const open = Array.from(order);
   for (let round = 0; open.length > 0; round++) {
     let left = 0;
     for (const f of open) {
@@ -277,6 +285,8 @@ export function rankChunks(input: RankInput): RankedChunk[] {
         score: fileScores[f] * (chunkScores[at] / best),
         matchedShare: shareOf(chunk.lexicalTerms ?? 0),
         round,
+        file: fileEntries[f],
+        repo,
       });
       if (starts[f + 1] - from > round + 1) open[left++] = f;
     }

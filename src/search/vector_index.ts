@@ -18,7 +18,7 @@
  * the other Workers (`adoptIndexes`).
  */
 import { readQuantized } from "../engine/vector.ts";
-import { selectValue } from "../engine/order.ts";
+import { selectValue, stableOrder } from "../engine/order.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
 import {
   COLUMNS_PER_PASS,
@@ -200,7 +200,8 @@ export function loadVectorIndex(
 
 /**
  * The `limit` chunks nearest a unit query vector by cosine, among chunks whose
- * file passes `allowFile` (checked before ranking, so nothing hidden is ranked);
+ * file passes `allowFile` (checked before ranking, so nothing hidden is ranked;
+ * asked once per candidate row, so a caller whose check costs keeps its answers);
  * best first, and among equal scores the earlier row first.
  */
 export function nearestChunks(
@@ -213,23 +214,21 @@ export function nearestChunks(
     return [];
   }
   const approximate = approximateScores(index, query);
-  const allowed = new Map<number, boolean>();
-  const allows = (row: number) => {
-    if (!options.allowFile) return true;
-    const fileId = index.fileIds[row];
-    let ok = allowed.get(fileId);
-    if (ok === undefined) allowed.set(fileId, ok = options.allowFile(fileId));
-    return ok;
-  };
+  const allowFile = options.allowFile;
+  const allows = allowFile ? (row: number) => allowFile(index.fileIds[row]) : () => true;
   const wanted = options.limit * RESCORE_FACTOR + RESCORE_EXTRA;
-  const best = topRows(approximate, wanted, allows);
+  // The rescored rows in row order, then by exact score (best first): equal scores stay in row
+  // order. Negated, ascending; negating a double back is exact.
+  const best = Int32Array.from(topRows(approximate, wanted, allows)).sort();
   const nonZero = nonZeroDimensions(query, dimensions);
-  const exact = best.map((row) => ({ row, score: exactScore(index, row, query, nonZero) }));
-  exact.sort((a, b) => b.score - a.score || a.row - b.row);
-  return exact.slice(0, options.limit).map(({ row, score }) => ({
-    chunkId: index.chunkIds[row],
-    score,
-  }));
+  const negated = new Float64Array(best.length);
+  for (let i = 0; i < best.length; i++) negated[i] = -exactScore(index, best[i], query, nonZero);
+  const order = stableOrder(negated);
+  const hits: VectorHit[] = [];
+  for (let k = 0; k < Math.min(options.limit, order.length); k++) {
+    hits.push({ chunkId: index.chunkIds[best[order[k]]], score: -negated[order[k]] });
+  }
+  return hits;
 }
 
 /**
@@ -250,7 +249,7 @@ function approximateScores(index: VectorIndex, query: Float32Array): Float64Arra
     const weight = Math.round(query[d] * quantum);
     if (weight !== 0) weights.push([d, weight]);
   }
-  const scores = new Float64Array(rows);
+  const scores = scratch.scores(rows);
   const slot = claimSlot(index);
   if (slot < 0 || !index.score) {
     const sums = new Int32Array(rows);
@@ -287,6 +286,34 @@ function approximateScores(index: VectorIndex, query: Float32Array): Float64Arra
   } finally {
     Atomics.store(index.locks, slot, 0);
   }
+}
+
+/**
+ * Per-row arrays of one scan, kept for the next scan of an index that size (each thread has its
+ * own, and a scan is done before the next starts): a search allocates no array per row, memory
+ * outside V8's heap that is freed only at its next collection. Every element a scan reads it
+ * wrote first.
+ */
+const scratch = {
+  /** By row count, at most `SCRATCH_SIZES` (a workspace of several repositories scans each). */
+  scoreArrays: new Map<number, Float64Array>(),
+  rowArrays: new Map<number, Int32Array>(),
+  scores(length: number): Float64Array {
+    return kept(this.scoreArrays, length, () => new Float64Array(length));
+  },
+  rows(length: number): Int32Array {
+    return kept(this.rowArrays, length, () => new Int32Array(length));
+  },
+};
+const SCRATCH_SIZES = 4;
+
+function kept<T>(arrays: Map<number, T>, length: number, make: () => T): T {
+  let array = arrays.get(length);
+  if (array === undefined) {
+    if (arrays.size >= SCRATCH_SIZES) arrays.delete(arrays.keys().next().value!);
+    arrays.set(length, array = make());
+  }
+  return array;
 }
 
 /** A free scratch slot, taken; -1 when every slot is in use. */
@@ -360,7 +387,7 @@ function candidateRows(scores: Float64Array, count: number): Int32Array {
     const sample = new Float64Array(sampled);
     for (let i = 0; i < sampled; i++) sample[i] = scores[i * SAMPLE_STRIDE];
     const bound = selectValue(sample, sampled - 1 - rank);
-    const found = new Int32Array(rows);
+    const found = scratch.rows(rows);
     let size = 0;
     for (let row = 0; row < rows; row++) if (scores[row] >= bound) found[size++] = row;
     if (size >= count) return found.subarray(0, size);

@@ -10,9 +10,9 @@
  * why callers who see every path never come here.
  */
 import type { WeightedTerm } from "../engine/query.ts";
-import type { TargetReader, TermOccurrence } from "../store/reader.ts";
+import type { ChunkColumns, TargetReader, TermOccurrence } from "../store/reader.ts";
 import { chunkSizes, type PathRule, type VisibleView, visibleView } from "../workspace/visible.ts";
-import type { LexicalMatch } from "./lexical.ts";
+import { LexicalScores } from "./lexical.ts";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -44,13 +44,15 @@ export class VisibleLexicon {
 
   /**
    * Weighted bm25 per visible chunk over the selected terms (at most 32: bit `i`
-   * of a match's `terms` is the `i`-th), among files `allowFile` accepts.
+   * of a match's `terms` is the `i`-th), among files `allowFile` accepts; chunks
+   * by their row in `columns` (a chunk not in them is left out).
    */
   matches(
     terms: (WeightedTerm & { documents: number })[],
     allowFile: (fileId: number) => boolean,
-  ): Map<number, LexicalMatch> {
-    const matches = new Map<number, LexicalMatch>();
+    columns: ChunkColumns,
+  ): LexicalScores {
+    const matches = new LexicalScores(columns.ids.length);
     const rows = this.#view.chunks;
     if (rows === 0) return matches;
     const average = this.#view.tokens / rows || 1;
@@ -70,10 +72,8 @@ export class VisibleLexicon {
       scored.sort((a, b) => b.score - a.score || a.hit.chunkId - b.hit.chunkId);
       for (const { hit, score } of scored.slice(0, ROWS_PER_TERM)) {
         if (!allowFile(hit.fileId)) continue;
-        let match = matches.get(hit.chunkId);
-        if (!match) matches.set(hit.chunkId, match = { fileId: hit.fileId, score: 0, terms: 0 });
-        match.score += term.weight * score;
-        match.terms |= 1 << bit;
+        const row = columns.rows.get(hit.chunkId);
+        if (row !== undefined) matches.add(row, term.weight * score, bit);
       }
     });
     return matches;

@@ -217,6 +217,12 @@ interface ChunkTable {
   byFile: Map<number, number[]>;
 }
 
+/**
+ * Every chunk of one generation in columns, in id order: row `at` is chunk
+ * `ids[at]`, and `rows` gives a chunk id's row. Read only; kept by the reader.
+ */
+export type ChunkColumns = Readonly<Omit<ChunkTable, "byFile">>;
+
 /** Characters of decoded text a reader keeps (the texts read last). */
 const TEXT_CACHE_CHARS = 1_000_000;
 /** Unpacked relation rows, and symbols, a reader keeps (of the files read last). */
@@ -574,6 +580,14 @@ export class TargetReader {
       if (best < 0 || span < table.endLines[best] - table.startLines[best]) best = at;
     }
     return best < 0 ? null : table.ids[best];
+  }
+
+  /**
+   * Every chunk's place in columns (of the current generation, kept for it): for
+   * callers that address chunks by row and build only the entries they keep.
+   */
+  chunkColumns(): ChunkColumns {
+    return this.#chunkTable();
   }
 
   /** Chunks by id (in id order), with their file's path. */
