@@ -4,6 +4,8 @@ import { codeTerms, tokenParts } from "../src/engine/tokenizer.ts";
 import { hashVector, quantizedBytes, readQuantized, termCounts } from "../src/engine/vector.ts";
 import { chunksCoverText } from "../src/indexer/file_rows.ts";
 import {
+  ByteReader,
+  ByteWriter,
   packText,
   packUnits,
   unitTableOf,
@@ -151,4 +153,29 @@ Deno.test("chunk terms cover a text unless a byte outside the chunks or a cut wo
   assert.ok(!chunksCoverText(bytes, [chunk(0, 2), chunk(2, 38)]), "a cut inside `def`");
   assert.ok(chunksCoverText(new Uint8Array(), []));
   assert.ok(!chunksCoverText(new TextEncoder().encode("x"), []));
+});
+
+Deno.test("a written string is its UTF-8 byte length and bytes, ASCII or not", () => {
+  const encoder = new TextEncoder();
+  const values = [
+    "",
+    "a",
+    "sympy.core.basic.Basic",
+    "x".repeat(200), // a length of two varint bytes
+    "größe",
+    "данные.x",
+    "emoji 😀 end",
+    "lone \ud800 surrogate",
+    "ascii then é",
+  ];
+  for (const value of values) {
+    const writer = new ByteWriter();
+    writer.string(value);
+    const bytes = encoder.encode(value);
+    const expected = new ByteWriter();
+    expected.uint(bytes.length);
+    expected.bytes(bytes);
+    assert.deepEqual(writer.finish(), expected.finish(), JSON.stringify(value));
+    assert.equal(new ByteReader(writer.finish()).string(), new TextDecoder().decode(bytes));
+  }
 });

@@ -31,7 +31,7 @@
 ; writes: assignments to members (receiver kept) and increments
 (assignment_expression
   left: (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.write)
-(update_expression argument: (identifier) @name @reference.write)
+(update_expression argument: (identifier) @reference.write)
 (update_expression argument: (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.write)
 
 ; reads: member accesses that are not callees or assignment targets
@@ -42,19 +42,19 @@
 (binary_expression (field_expression argument: (_) @receiver field: (field_identifier) @name) @reference.read)
 
 ; other type uses (plain references): the type a typedef names
-(type_definition type: (type_identifier) @name @reference.type_use)
+(type_definition type: (type_identifier) @reference.type_use)
 
 ; identifier uses that are not calls
-(argument_list (identifier) @name @reference.identifier)
-(init_declarator value: (identifier) @name @reference.identifier)
-(assignment_expression right: (identifier) @name @reference.identifier)
-(binary_expression (identifier) @name @reference.identifier)
-(unary_expression argument: (identifier) @name @reference.identifier)
-(pointer_expression argument: (identifier) @name @reference.identifier)
-(return_statement (identifier) @name @reference.identifier)
-(field_expression argument: (identifier) @name @reference.identifier)
-(subscript_expression argument: (identifier) @name @reference.identifier)
-(conditional_expression (identifier) @name @reference.identifier)
-(parenthesized_expression (identifier) @name @reference.identifier)
-(case_statement value: (identifier) @name @reference.identifier)
-(initializer_list (identifier) @name @reference.identifier)
+(argument_list (identifier) @reference.identifier)
+(init_declarator value: (identifier) @reference.identifier)
+(assignment_expression right: (identifier) @reference.identifier)
+(binary_expression (identifier) @reference.identifier)
+(unary_expression argument: (identifier) @reference.identifier)
+(pointer_expression argument: (identifier) @reference.identifier)
+(return_statement (identifier) @reference.identifier)
+(field_expression argument: (identifier) @reference.identifier)
+(subscript_expression argument: (identifier) @reference.identifier)
+(conditional_expression (identifier) @reference.identifier)
+(parenthesized_expression (identifier) @reference.identifier)
+(case_statement value: (identifier) @reference.identifier)
+(initializer_list (identifier) @reference.identifier)

@@ -15,10 +15,10 @@
         value: [(jsx_element) (jsx_self_closing_element)]) @definition.variable)))
 
 ; identifier reads: names in `{…}` and components (capitalized tags) used as elements
-(jsx_expression (identifier) @name @reference.identifier)
+(jsx_expression (identifier) @reference.identifier)
 ((jsx_opening_element
-  name: (identifier) @name @reference.identifier)
-  (#match? @name "^[A-Z]"))
+  name: (identifier) @reference.identifier)
+  (#match? @reference.identifier "^[A-Z]"))
 ((jsx_self_closing_element
-  name: (identifier) @name @reference.identifier)
-  (#match? @name "^[A-Z]"))
+  name: (identifier) @reference.identifier)
+  (#match? @reference.identifier "^[A-Z]"))

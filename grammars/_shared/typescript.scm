@@ -103,17 +103,17 @@
 ; inheritance: class extends (identifier or member expression); implements; interface extends
 (class_heritage
   (extends_clause
-    value: [(identifier) (member_expression)] @name @reference.inherits))
+    value: [(identifier) (member_expression)] @reference.inherits))
 (implements_clause
-  [(type_identifier) (nested_type_identifier)] @name @reference.implements)
+  [(type_identifier) (nested_type_identifier)] @reference.implements)
 (implements_clause
   (generic_type
-    name: (_) @name @reference.implements))
+    name: (_) @reference.implements))
 (extends_type_clause
-  type: [(type_identifier) (nested_type_identifier)] @name @reference.inherits)
+  type: [(type_identifier) (nested_type_identifier)] @reference.inherits)
 (extends_type_clause
   type: (generic_type
-    name: (_) @name @reference.inherits))
+    name: (_) @reference.inherits))
 
 ; imports: import x = require("m")
 (import_statement
@@ -122,35 +122,35 @@
     source: (string) @import.module)) @import
 
 ; type references in type positions (type_identifier, qualified ns.T as a whole, generic base name)
-(type_annotation [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(type_arguments [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(union_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(intersection_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(array_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(parenthesized_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(tuple_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(optional_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(rest_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(readonly_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(constraint [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(default_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(lookup_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(index_type_query [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(conditional_type [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(as_expression [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(satisfies_expression [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(type_alias_declaration value: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(function_type return_type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(constructor_type type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(type_predicate type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
-(mapped_type_clause type: [(type_identifier) @name @reference.type (nested_type_identifier) @name @reference.type (generic_type name: (_) @name @reference.type)])
+(type_annotation [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(type_arguments [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(union_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(intersection_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(array_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(parenthesized_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(tuple_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(optional_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(rest_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(readonly_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(constraint [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(default_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(lookup_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(index_type_query [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(conditional_type [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(as_expression [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(satisfies_expression [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(type_alias_declaration value: [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(function_type return_type: [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(constructor_type type: [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(type_predicate type: [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
+(mapped_type_clause type: [(type_identifier) @reference.type (nested_type_identifier) @reference.type (generic_type name: (_) @reference.type)])
 
 ; identifier reads, continued from `ecmascript.scm`: TypeScript's own expression and declaration kinds
-(as_expression (identifier) @name @reference.identifier)
-(satisfies_expression (identifier) @name @reference.identifier)
-(non_null_expression (identifier) @name @reference.identifier)
-(required_parameter value: (identifier) @name @reference.identifier)
-(optional_parameter value: (identifier) @name @reference.identifier)
-(public_field_definition value: (identifier) @name @reference.identifier)
-(enum_assignment value: (identifier) @name @reference.identifier)
-(type_query (identifier) @name @reference.identifier)
+(as_expression (identifier) @reference.identifier)
+(satisfies_expression (identifier) @reference.identifier)
+(non_null_expression (identifier) @reference.identifier)
+(required_parameter value: (identifier) @reference.identifier)
+(optional_parameter value: (identifier) @reference.identifier)
+(public_field_definition value: (identifier) @reference.identifier)
+(enum_assignment value: (identifier) @reference.identifier)
+(type_query (identifier) @reference.identifier)

@@ -26,19 +26,19 @@
 (translation_unit (declaration declarator: (array_declarator declarator: (identifier) @name)) @definition.variable)
 
 ; writes to names
-(assignment_expression left: (identifier) @name @reference.write)
+(assignment_expression left: (identifier) @reference.write)
 
 ; declared types of parameters, members, variables and results (a tagged type by its tag)
-(parameter_declaration type: (type_identifier) @name @reference.type_of)
+(parameter_declaration type: (type_identifier) @reference.type_of)
 (parameter_declaration type: [(struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @reference.type_of)
-(field_declaration type: (type_identifier) @name @reference.type_of)
+(field_declaration type: (type_identifier) @reference.type_of)
 (field_declaration type: [(struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @reference.type_of)
-(declaration type: (type_identifier) @name @reference.type_of)
+(declaration type: (type_identifier) @reference.type_of)
 (declaration type: [(struct_specifier name: (_) @name !body) (union_specifier name: (_) @name !body) (enum_specifier name: (_) @name !body)] @reference.type_of)
-(function_definition type: (type_identifier) @name @reference.type_of)
+(function_definition type: (type_identifier) @reference.type_of)
 (function_definition type: [(struct_specifier name: (_) @name) (union_specifier name: (_) @name) (enum_specifier name: (_) @name)] @reference.type_of)
 
 ; other type uses (plain references)
 (type_definition type: (struct_specifier name: (_) @name !body) @reference.type_use)
-(cast_expression type: (type_descriptor type: (type_identifier) @name @reference.type_use))
-(sizeof_expression type: (type_descriptor type: (type_identifier) @name @reference.type_use))
+(cast_expression type: (type_descriptor type: (type_identifier) @reference.type_use))
+(sizeof_expression type: (type_descriptor type: (type_identifier) @reference.type_use))

@@ -89,24 +89,24 @@
 (using_declaration (qualified_identifier scope: (_) @import.module name: (_) @import.name)) @import
 
 ; inheritance
-(base_class_clause [(type_identifier) (qualified_identifier)] @name @reference.inherits)
-(base_class_clause (template_type name: (_) @name @reference.inherits))
+(base_class_clause [(type_identifier) (qualified_identifier)] @reference.inherits)
+(base_class_clause (template_type name: (_) @reference.inherits))
 
 ; writes: assignments to names (qualified ones too) and member initializers
-(assignment_expression left: [(identifier) (qualified_identifier)] @name @reference.write)
-(field_initializer (field_identifier) @name @reference.write)
+(assignment_expression left: [(identifier) (qualified_identifier)] @reference.write)
+(field_initializer (field_identifier) @reference.write)
 
 ; declared types of parameters, members, variables and results (outer type name)
-(parameter_declaration type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
-(parameter_declaration type: (template_type name: (_) @name @reference.type_of))
-(optional_parameter_declaration type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
-(field_declaration type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
-(field_declaration type: (template_type name: (_) @name @reference.type_of))
-(declaration type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
-(declaration type: (template_type name: (_) @name @reference.type_of))
-(function_definition type: [(type_identifier) (qualified_identifier)] @name @reference.type_of)
-(function_definition type: (template_type name: (_) @name @reference.type_of))
+(parameter_declaration type: [(type_identifier) (qualified_identifier)] @reference.type_of)
+(parameter_declaration type: (template_type name: (_) @reference.type_of))
+(optional_parameter_declaration type: [(type_identifier) (qualified_identifier)] @reference.type_of)
+(field_declaration type: [(type_identifier) (qualified_identifier)] @reference.type_of)
+(field_declaration type: (template_type name: (_) @reference.type_of))
+(declaration type: [(type_identifier) (qualified_identifier)] @reference.type_of)
+(declaration type: (template_type name: (_) @reference.type_of))
+(function_definition type: [(type_identifier) (qualified_identifier)] @reference.type_of)
+(function_definition type: (template_type name: (_) @reference.type_of))
 
 ; other type uses (plain references): template arguments, aliases
-(template_argument_list (type_descriptor type: [(type_identifier) (qualified_identifier)] @name @reference.type_use))
-(alias_declaration type: (type_descriptor type: [(type_identifier) (qualified_identifier)] @name @reference.type_use))
+(template_argument_list (type_descriptor type: [(type_identifier) (qualified_identifier)] @reference.type_use))
+(alias_declaration type: (type_descriptor type: [(type_identifier) (qualified_identifier)] @reference.type_use))

@@ -47,7 +47,7 @@
     operand: (_) @receiver
     field: (field_identifier) @name)) @reference.call
 ; composite literals construct a type
-(composite_literal type: [(type_identifier) (qualified_type)] @name @reference.call)
+(composite_literal type: [(type_identifier) (qualified_type)] @reference.call)
 
 ; imports: the module is the import path; a named import is an alias, a dot import a wildcard
 (import_spec
@@ -66,11 +66,11 @@
 ; embedding: a struct's anonymous field, an interface's embedded interface
 (field_declaration
   !name
-  type: [(type_identifier) (qualified_type)] @name @reference.inherits)
+  type: [(type_identifier) (qualified_type)] @reference.inherits)
 (field_declaration
   !name
-  type: (generic_type type: (_) @name @reference.inherits))
-(interface_type (type_elem . [(type_identifier) (qualified_type)] @name @reference.inherits .))
+  type: (generic_type type: (_) @reference.inherits))
+(interface_type (type_elem . [(type_identifier) (qualified_type)] @reference.inherits .))
 
 ; writes: assignments (not :=) to fields (receiver kept) and to named variables
 (assignment_statement
@@ -79,9 +79,9 @@
       operand: (_) @receiver
       field: (field_identifier) @name) @reference.write))
 (assignment_statement
-  left: (expression_list (identifier) @name @reference.write))
-(inc_statement (identifier) @name @reference.write)
-(dec_statement (identifier) @name @reference.write)
+  left: (expression_list (identifier) @reference.write))
+(inc_statement (identifier) @reference.write)
+(dec_statement (identifier) @reference.write)
 (inc_statement (selector_expression operand: (_) @receiver field: (field_identifier) @name) @reference.write)
 (dec_statement (selector_expression operand: (_) @receiver field: (field_identifier) @name) @reference.write)
 
@@ -95,34 +95,34 @@
 (keyed_element (literal_element (selector_expression operand: (_) @receiver field: (field_identifier) @name) @reference.read))
 
 ; annotated types of parameters, results, fields and variables
-(parameter_declaration type: [(type_identifier) (qualified_type)] @name @reference.type_of)
-(parameter_declaration type: (pointer_type [(type_identifier) (qualified_type)] @name @reference.type_of))
-(parameter_declaration type: (generic_type type: (_) @name @reference.type_of))
-(parameter_declaration type: (slice_type element: [(type_identifier) (qualified_type)] @name @reference.type_of))
-(variadic_parameter_declaration type: [(type_identifier) (qualified_type)] @name @reference.type_of)
-(field_declaration name: (_) type: [(type_identifier) (qualified_type)] @name @reference.type_of)
-(field_declaration name: (_) type: (pointer_type [(type_identifier) (qualified_type)] @name @reference.type_of))
-(field_declaration name: (_) type: (slice_type element: [(type_identifier) (qualified_type)] @name @reference.type_of))
-(field_declaration name: (_) type: (generic_type type: (_) @name @reference.type_of))
-(field_declaration name: (_) type: (map_type value: [(type_identifier) (qualified_type)] @name @reference.type_of))
-(var_spec type: [(type_identifier) (qualified_type)] @name @reference.type_of)
-(var_spec type: (pointer_type [(type_identifier) (qualified_type)] @name @reference.type_of))
-(function_declaration result: [(type_identifier) (qualified_type)] @name @reference.type_of)
-(function_declaration result: (pointer_type [(type_identifier) (qualified_type)] @name @reference.type_of))
-(method_declaration result: [(type_identifier) (qualified_type)] @name @reference.type_of)
-(method_declaration result: (pointer_type [(type_identifier) (qualified_type)] @name @reference.type_of))
+(parameter_declaration type: [(type_identifier) (qualified_type)] @reference.type_of)
+(parameter_declaration type: (pointer_type [(type_identifier) (qualified_type)] @reference.type_of))
+(parameter_declaration type: (generic_type type: (_) @reference.type_of))
+(parameter_declaration type: (slice_type element: [(type_identifier) (qualified_type)] @reference.type_of))
+(variadic_parameter_declaration type: [(type_identifier) (qualified_type)] @reference.type_of)
+(field_declaration name: (_) type: [(type_identifier) (qualified_type)] @reference.type_of)
+(field_declaration name: (_) type: (pointer_type [(type_identifier) (qualified_type)] @reference.type_of))
+(field_declaration name: (_) type: (slice_type element: [(type_identifier) (qualified_type)] @reference.type_of))
+(field_declaration name: (_) type: (generic_type type: (_) @reference.type_of))
+(field_declaration name: (_) type: (map_type value: [(type_identifier) (qualified_type)] @reference.type_of))
+(var_spec type: [(type_identifier) (qualified_type)] @reference.type_of)
+(var_spec type: (pointer_type [(type_identifier) (qualified_type)] @reference.type_of))
+(function_declaration result: [(type_identifier) (qualified_type)] @reference.type_of)
+(function_declaration result: (pointer_type [(type_identifier) (qualified_type)] @reference.type_of))
+(method_declaration result: [(type_identifier) (qualified_type)] @reference.type_of)
+(method_declaration result: (pointer_type [(type_identifier) (qualified_type)] @reference.type_of))
 
 ; identifier uses that are not calls (arguments, returns, operands, values)
-(argument_list (identifier) @name @reference.identifier)
-(return_statement (expression_list (identifier) @name @reference.identifier))
-(binary_expression (identifier) @name @reference.identifier)
-(unary_expression operand: (identifier) @name @reference.identifier)
-(assignment_statement right: (expression_list (identifier) @name @reference.identifier))
-(short_var_declaration right: (expression_list (identifier) @name @reference.identifier))
-(var_spec value: (expression_list (identifier) @name @reference.identifier))
-(keyed_element (literal_element (identifier) @name @reference.identifier) .)
-(selector_expression operand: (identifier) @name @reference.identifier)
-(index_expression operand: (identifier) @name @reference.identifier)
-(if_statement condition: (identifier) @name @reference.identifier)
-(range_clause right: (identifier) @name @reference.identifier)
-(expression_switch_statement value: (identifier) @name @reference.identifier)
+(argument_list (identifier) @reference.identifier)
+(return_statement (expression_list (identifier) @reference.identifier))
+(binary_expression (identifier) @reference.identifier)
+(unary_expression operand: (identifier) @reference.identifier)
+(assignment_statement right: (expression_list (identifier) @reference.identifier))
+(short_var_declaration right: (expression_list (identifier) @reference.identifier))
+(var_spec value: (expression_list (identifier) @reference.identifier))
+(keyed_element (literal_element (identifier) @reference.identifier) .)
+(selector_expression operand: (identifier) @reference.identifier)
+(index_expression operand: (identifier) @reference.identifier)
+(if_statement condition: (identifier) @reference.identifier)
+(range_clause right: (identifier) @reference.identifier)
+(expression_switch_statement value: (identifier) @reference.identifier)

@@ -40,7 +40,7 @@
 
 ; inheritance: class extends (identifier or member expression)
 (class_heritage
-  [(identifier) (member_expression)] @name @reference.inherits)
+  [(identifier) (member_expression)] @reference.inherits)
 
 ; identifier reads, continued: field initializers
-(field_definition value: (identifier) @name @reference.identifier)
+(field_definition value: (identifier) @reference.identifier)

@@ -30,14 +30,14 @@
 
 ; supertypes: a constructor call is the superclass; a bare type of a class or object is an
 ; implemented interface; an interface's supertypes are inherited
-(delegation_specifier (constructor_invocation (user_type (identifier) @name @reference.inherits .)))
-(delegation_specifier (constructor_invocation (user_type (identifier) @name @reference.inherits . (type_arguments) .)))
-(class_declaration "class" (delegation_specifiers (delegation_specifier (user_type (identifier) @name @reference.implements .))))
-(class_declaration "class" (delegation_specifiers (delegation_specifier (user_type (identifier) @name @reference.implements . (type_arguments) .))))
-(object_declaration (delegation_specifiers (delegation_specifier (user_type (identifier) @name @reference.implements .))))
-(object_declaration (delegation_specifiers (delegation_specifier (user_type (identifier) @name @reference.implements . (type_arguments) .))))
-(class_declaration "interface" (delegation_specifiers (delegation_specifier (user_type (identifier) @name @reference.inherits .))))
-(class_declaration "interface" (delegation_specifiers (delegation_specifier (user_type (identifier) @name @reference.inherits . (type_arguments) .))))
+(delegation_specifier (constructor_invocation (user_type (identifier) @reference.inherits .)))
+(delegation_specifier (constructor_invocation (user_type (identifier) @reference.inherits . (type_arguments) .)))
+(class_declaration "class" (delegation_specifiers (delegation_specifier (user_type (identifier) @reference.implements .))))
+(class_declaration "class" (delegation_specifiers (delegation_specifier (user_type (identifier) @reference.implements . (type_arguments) .))))
+(object_declaration (delegation_specifiers (delegation_specifier (user_type (identifier) @reference.implements .))))
+(object_declaration (delegation_specifiers (delegation_specifier (user_type (identifier) @reference.implements . (type_arguments) .))))
+(class_declaration "interface" (delegation_specifiers (delegation_specifier (user_type (identifier) @reference.inherits .))))
+(class_declaration "interface" (delegation_specifiers (delegation_specifier (user_type (identifier) @reference.inherits . (type_arguments) .))))
 
 ; imports: module = the path as written, name = its last segment; alias; wildcard
 ((import (qualified_identifier (identifier) @import.name .) @import.module .) @import
@@ -47,7 +47,7 @@
 
 ; writes: this.x = …, obj.x = …, x = … / x += … (a property or top-level variable when not a local)
 (assignment left: (navigation_expression . (_) @receiver . (identifier) @name .) @reference.write)
-(assignment left: (identifier) @name @reference.write)
+(assignment left: (identifier) @reference.write)
 
 ; reads of members in value positions
 (value_argument (navigation_expression . (_) @receiver . (identifier) @name .) @reference.read)
@@ -57,27 +57,27 @@
 (binary_expression (navigation_expression . (_) @receiver . (identifier) @name .) @reference.read)
 
 ; written types: parameters, properties, constructor parameters, return types, type arguments
-(parameter (user_type (identifier) @name @reference.type))
-(parameter (nullable_type (user_type (identifier) @name @reference.type)))
-(class_parameter (user_type (identifier) @name @reference.type))
-(class_parameter (nullable_type (user_type (identifier) @name @reference.type)))
-(variable_declaration (user_type (identifier) @name @reference.type))
-(variable_declaration (nullable_type (user_type (identifier) @name @reference.type)))
-(function_declaration (function_value_parameters) . (user_type (identifier) @name @reference.type))
-(function_declaration (function_value_parameters) . (nullable_type (user_type (identifier) @name @reference.type)))
-(type_projection (user_type (identifier) @name @reference.type))
-(type_alias (user_type (identifier) @name @reference.type))
+(parameter (user_type (identifier) @reference.type))
+(parameter (nullable_type (user_type (identifier) @reference.type)))
+(class_parameter (user_type (identifier) @reference.type))
+(class_parameter (nullable_type (user_type (identifier) @reference.type)))
+(variable_declaration (user_type (identifier) @reference.type))
+(variable_declaration (nullable_type (user_type (identifier) @reference.type)))
+(function_declaration (function_value_parameters) . (user_type (identifier) @reference.type))
+(function_declaration (function_value_parameters) . (nullable_type (user_type (identifier) @reference.type)))
+(type_projection (user_type (identifier) @reference.type))
+(type_alias (user_type (identifier) @reference.type))
 
 ; references: names used as values
-(value_argument (identifier) @name @reference.identifier)
-(assignment right: (identifier) @name @reference.identifier)
-(property_declaration (identifier) @name @reference.identifier)
-(return_expression (identifier) @name @reference.identifier)
-(navigation_expression . (identifier) @name @reference.identifier)
-(binary_expression left: (identifier) @name @reference.identifier)
-(binary_expression right: (identifier) @name @reference.identifier)
-(interpolation (identifier) @name @reference.identifier)
-(when_subject (identifier) @name @reference.identifier)
-(if_expression condition: (identifier) @name @reference.identifier)
-(function_body (identifier) @name @reference.identifier)
-(callable_reference (identifier) @name @reference.identifier)
+(value_argument (identifier) @reference.identifier)
+(assignment right: (identifier) @reference.identifier)
+(property_declaration (identifier) @reference.identifier)
+(return_expression (identifier) @reference.identifier)
+(navigation_expression . (identifier) @reference.identifier)
+(binary_expression left: (identifier) @reference.identifier)
+(binary_expression right: (identifier) @reference.identifier)
+(interpolation (identifier) @reference.identifier)
+(when_subject (identifier) @reference.identifier)
+(if_expression condition: (identifier) @reference.identifier)
+(function_body (identifier) @reference.identifier)
+(callable_reference (identifier) @reference.identifier)

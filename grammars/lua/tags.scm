@@ -72,8 +72,8 @@
 ; writes: fields (`obj.x = v`) and globals (`x = v` without local)
 (chunk (assignment_statement (variable_list name: (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.write)))
 (block (assignment_statement (variable_list name: (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.write)))
-(chunk (assignment_statement (variable_list name: (identifier) @name @reference.write)))
-(block (assignment_statement (variable_list name: (identifier) @name @reference.write)))
+(chunk (assignment_statement (variable_list name: (identifier) @reference.write)))
+(block (assignment_statement (variable_list name: (identifier) @reference.write)))
 
 ; reads of fields in value positions
 (expression_list (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.read)
@@ -83,11 +83,11 @@
 (field value: (dot_index_expression table: (_) @receiver field: (identifier) @name) @reference.read)
 
 ; references: names used as values
-(expression_list (identifier) @name @reference.identifier)
-(arguments (identifier) @name @reference.identifier)
-(binary_expression (identifier) @name @reference.identifier)
-(unary_expression (identifier) @name @reference.identifier)
-(field value: (identifier) @name @reference.identifier)
-(dot_index_expression table: (identifier) @name @reference.identifier)
-(if_statement condition: (identifier) @name @reference.identifier)
-(while_statement condition: (identifier) @name @reference.identifier)
+(expression_list (identifier) @reference.identifier)
+(arguments (identifier) @reference.identifier)
+(binary_expression (identifier) @reference.identifier)
+(unary_expression (identifier) @reference.identifier)
+(field value: (identifier) @reference.identifier)
+(dot_index_expression table: (identifier) @reference.identifier)
+(if_statement condition: (identifier) @reference.identifier)
+(while_statement condition: (identifier) @reference.identifier)

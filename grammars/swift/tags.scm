@@ -33,9 +33,9 @@
 
 ; supertypes: a class's (superclass and protocols alike: syntax cannot tell them apart) and a
 ; protocol's are inherited; a struct's / enum's / actor's / extension's are conformances
-(class_declaration declaration_kind: "class" (inheritance_specifier inherits_from: (user_type (type_identifier) @name @reference.inherits .)))
-(class_declaration declaration_kind: ["struct" "enum" "actor" "extension"] (inheritance_specifier inherits_from: (user_type (type_identifier) @name @reference.implements .)))
-(protocol_declaration (inheritance_specifier inherits_from: (user_type (type_identifier) @name @reference.inherits .)))
+(class_declaration declaration_kind: "class" (inheritance_specifier inherits_from: (user_type (type_identifier) @reference.inherits .)))
+(class_declaration declaration_kind: ["struct" "enum" "actor" "extension"] (inheritance_specifier inherits_from: (user_type (type_identifier) @reference.implements .)))
+(protocol_declaration (inheritance_specifier inherits_from: (user_type (type_identifier) @reference.inherits .)))
 
 ; imports: `import Foundation`, `@testable import M`, `import struct M.T`
 (import_declaration (identifier) @import.module) @import
@@ -43,7 +43,7 @@
 ; writes: self.x = …, obj.x = …, x = … / x += …
 (assignment target: (directly_assignable_expression
   (navigation_expression target: (_) @receiver suffix: (navigation_suffix suffix: (simple_identifier) @name))) @reference.write)
-(assignment target: (directly_assignable_expression (simple_identifier) @name @reference.write))
+(assignment target: (directly_assignable_expression (simple_identifier) @reference.write))
 
 ; reads of members in value positions
 (value_argument value: (navigation_expression target: (_) @receiver suffix: (navigation_suffix suffix: (simple_identifier) @name)) @reference.read)
@@ -52,30 +52,30 @@
 (property_declaration value: (navigation_expression target: (_) @receiver suffix: (navigation_suffix suffix: (simple_identifier) @name)) @reference.read)
 
 ; written types: annotations, parameters, return types, wrapped (optional, array, dictionary) types
-(type_annotation (user_type (type_identifier) @name @reference.type))
-(type_annotation (optional_type (user_type (type_identifier) @name @reference.type)))
-(type_annotation (array_type (user_type (type_identifier) @name @reference.type)))
-(parameter (user_type (type_identifier) @name @reference.type))
-(parameter (optional_type (user_type (type_identifier) @name @reference.type)))
-(parameter (array_type (user_type (type_identifier) @name @reference.type)))
-(function_declaration (user_type (type_identifier) @name @reference.type))
-(function_declaration (optional_type (user_type (type_identifier) @name @reference.type)))
-(function_declaration (array_type (user_type (type_identifier) @name @reference.type)))
-(protocol_function_declaration (user_type (type_identifier) @name @reference.type))
-(dictionary_type (user_type (type_identifier) @name @reference.type))
-(type_arguments (user_type (type_identifier) @name @reference.type))
-(typealias_declaration (user_type (type_identifier) @name @reference.type))
-(typealias_declaration (array_type (user_type (type_identifier) @name @reference.type)))
+(type_annotation (user_type (type_identifier) @reference.type))
+(type_annotation (optional_type (user_type (type_identifier) @reference.type)))
+(type_annotation (array_type (user_type (type_identifier) @reference.type)))
+(parameter (user_type (type_identifier) @reference.type))
+(parameter (optional_type (user_type (type_identifier) @reference.type)))
+(parameter (array_type (user_type (type_identifier) @reference.type)))
+(function_declaration (user_type (type_identifier) @reference.type))
+(function_declaration (optional_type (user_type (type_identifier) @reference.type)))
+(function_declaration (array_type (user_type (type_identifier) @reference.type)))
+(protocol_function_declaration (user_type (type_identifier) @reference.type))
+(dictionary_type (user_type (type_identifier) @reference.type))
+(type_arguments (user_type (type_identifier) @reference.type))
+(typealias_declaration (user_type (type_identifier) @reference.type))
+(typealias_declaration (array_type (user_type (type_identifier) @reference.type)))
 
 ; references: names used as values (a few operator contexts only: each pattern costs ~0.1 s of
 ; query compilation per Worker in this grammar)
-(value_argument value: (simple_identifier) @name @reference.identifier)
-(assignment result: (simple_identifier) @name @reference.identifier)
-(control_transfer_statement result: (simple_identifier) @name @reference.identifier)
-(property_declaration value: (simple_identifier) @name @reference.identifier)
-(navigation_expression target: (simple_identifier) @name @reference.identifier)
-(additive_expression (simple_identifier) @name @reference.identifier)
-(comparison_expression (simple_identifier) @name @reference.identifier)
-(equality_expression (simple_identifier) @name @reference.identifier)
-(interpolated_expression (simple_identifier) @name @reference.identifier)
-(statements (simple_identifier) @name @reference.identifier)
+(value_argument value: (simple_identifier) @reference.identifier)
+(assignment result: (simple_identifier) @reference.identifier)
+(control_transfer_statement result: (simple_identifier) @reference.identifier)
+(property_declaration value: (simple_identifier) @reference.identifier)
+(navigation_expression target: (simple_identifier) @reference.identifier)
+(additive_expression (simple_identifier) @reference.identifier)
+(comparison_expression (simple_identifier) @reference.identifier)
+(equality_expression (simple_identifier) @reference.identifier)
+(interpolated_expression (simple_identifier) @reference.identifier)
+(statements (simple_identifier) @reference.identifier)

@@ -29,4 +29,4 @@
           value: (type_assertion)) @definition.variable))))
 
 ; identifier reads, continued
-(type_assertion (identifier) @name @reference.identifier)
+(type_assertion (identifier) @reference.identifier)

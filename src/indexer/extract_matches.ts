@@ -1,7 +1,8 @@
 /**
  * Query matches → what they describe: definitions (`@definition.<kind>` with `@name`, `@doc`,
- * `@scope`), references (`@reference.<kind>` with `@name`, `@receiver`), imports (`@import`
- * with `@import.module|name|alias|wildcard`) and the file's declared module (`@module`).
+ * `@scope`), references (`@reference.<kind>` with `@name`, else named by their own node, and
+ * `@receiver`), imports (`@import` with `@import.module|name|alias|wildcard`) and the file's
+ * declared module (`@module`).
  */
 import type { Node, QueryMatch } from "web-tree-sitter";
 import { clip, firstSentence, moduleBefore, ownerText } from "./extract_nodes.ts";
@@ -278,11 +279,12 @@ function referenceOf(
   captures: Captures,
   source: string | null,
 ): Reference | null {
-  const name = captures.names[captures.names.length - 1];
-  if (!name) return null;
+  // A reference pattern without `@name` names its own node (`(identifier) @reference.identifier`):
+  // one capture, so one node object, per such match.
+  const name = captures.names[captures.names.length - 1] ?? node;
   const start = node.startIndex;
-  // Each end offset is a call into the parser's memory: an identifier read names its own node
-  // (`@name @reference.identifier`), whose text is then the slice already bounded.
+  // Each end offset is a call into the parser's memory: a reference that names its own node
+  // has the slice already bounded as its text.
   const end = node.endIndex;
   return {
     start,

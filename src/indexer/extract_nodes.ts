@@ -58,45 +58,47 @@ const MAX_TRAILING_DEPTH = 4;
  * the first sentence of its leading comments (its doc when the query captured none).
  */
 export function leadingText(node: Node, sets: NodeSets): { start: number; doc: string | null } {
+  // Each getter of a node (parent, sibling, type, end) is a call into the parser's memory, and
+  // parent and sibling make a new node object: each is read once.
   let top = node;
-  while (
-    top.parent &&
-    sets.wrappers.has(top.parent.type) &&
-    top.parent.startPosition.row >= top.startPosition.row - MAX_WRAPPER_LINES
-  ) {
-    top = top.parent;
+  for (;;) {
+    const parent = top.parent;
+    if (
+      !parent || !sets.wrappers.has(parent.type) ||
+      parent.startPosition.row < top.startPosition.row - MAX_WRAPPER_LINES
+    ) break;
+    top = parent;
   }
   let start = top.startPosition.row;
   // The first statement of a body node that starts with it (a Ruby class body): the comments
   // before the body belong to this definition.
   let anchor = top;
-  while (
-    !anchor.previousSibling && anchor.parent?.parent &&
-    anchor.parent.startIndex === anchor.startIndex
-  ) {
-    anchor = anchor.parent;
+  let previous = anchor.previousSibling;
+  while (!previous) {
+    const parent = anchor.parent;
+    if (!parent || !parent.parent || parent.startIndex !== anchor.startIndex) break;
+    anchor = parent;
+    previous = anchor.previousSibling;
   }
   const comments: string[] = [];
-  let previous = anchor.previousSibling;
   while (previous) {
-    if (sets.leading.has(previous.type)) {
+    const type = previous.type;
+    if (sets.leading.has(type)) {
       if (previous.endPosition.row < start - 1) break;
       // Attributes between a doc comment and its item (`/// doc` then `#[derive]`) are skipped.
-      if (sets.comments.has(previous.type)) comments.unshift(previous.text);
+      if (sets.comments.has(type)) comments.unshift(previous.text);
       start = previous.startPosition.row;
       previous = previous.previousSibling;
       continue;
     }
     // A comment a grammar attached as the last descendant of the node before (Kotlin's imports).
     let last = previous.lastChild;
-    for (
-      let depth = 0;
-      last && !sets.leading.has(last.type) && depth < MAX_TRAILING_DEPTH;
-      depth++
-    ) {
+    let leading = last !== null && sets.leading.has(last.type);
+    for (let depth = 0; last && !leading && depth < MAX_TRAILING_DEPTH; depth++) {
       last = last.lastChild;
+      leading = last !== null && sets.leading.has(last.type);
     }
-    if (!last || !sets.leading.has(last.type) || last.endPosition.row < start - 1) break;
+    if (!last || !leading || last.endPosition.row < start - 1) break;
     previous = last;
   }
   return { start, doc: comments.length > 0 ? firstSentence(comments.join("\n")) : null };

@@ -46,7 +46,7 @@ export function statementUnits(
       startIndex: child.startIndex,
       startRow: child.startPosition.row,
       startColumn: child.startPosition.column,
-      ...endOf(child, lineEndAfter(text, child.endIndex)),
+      ...endOf(child, child.endIndex, text),
       parent: -1,
       block: 0,
       kind: child.typeId,
@@ -85,10 +85,12 @@ function splitUnit(
   const unit = units[index];
   if (unit.endIndex - unit.startIndex < splitMinChars) return;
   const blocks: Node[] = [];
+  // Each getter of a node is a call into the parser's memory: a type is read once.
   for (const child of node.children) {
     if (!child) continue;
-    if (child.type === PYTHON_BLOCK) blocks.push(child);
-    else if (PYTHON_BLOCK_HOLDERS.has(child.type)) {
+    const type = child.type;
+    if (type === PYTHON_BLOCK) blocks.push(child);
+    else if (PYTHON_BLOCK_HOLDERS.has(type)) {
       for (const inner of child.children) if (inner?.type === PYTHON_BLOCK) blocks.push(inner);
     }
   }
@@ -117,16 +119,17 @@ function separable(
   const out: { node: Node; unit: StatementUnit }[] = [];
   let previousEnd = -1;
   for (const child of block.namedChildren) {
-    if (!child || child.type === "comment") continue;
-    if (child.type.endsWith("_clause")) return null;
+    if (!child) continue;
+    const type = child.type;
+    if (type === "comment") continue;
+    if (type.endsWith("_clause")) return null;
     const lineStart = text.lastIndexOf("\n", child.startIndex - 1) + 1;
     if (lineStart < previousEnd || !isBlank(text, lineStart, child.startIndex)) return null;
-    const lineEnd = lineEndAfter(text, child.endIndex);
     const unit: StatementUnit = {
       startIndex: lineStart,
       startRow: child.startPosition.row,
       startColumn: 0,
-      ...endOf(child, lineEnd),
+      ...endOf(child, child.endIndex, text),
       parent: -1,
       block: 0,
       kind: child.typeId,
@@ -143,15 +146,18 @@ function lineEndAfter(text: string, endIndex: number): number {
   return text.indexOf("\n", endIndex);
 }
 
-/** Where a unit ends: after the newline ending its last line, else where the node ends. */
-function endOf(node: Node, lineEnd: number) {
-  return lineEnd < 0
-    ? { endIndex: node.endIndex, endRow: node.endPosition.row, endColumn: node.endPosition.column }
-    : {
-      endIndex: lineEnd + 1,
-      endRow: node.endPosition.row + (node.endIndex - 1 === lineEnd ? 0 : 1),
-      endColumn: 0,
-    };
+/**
+ * Where a unit ends: after the newline ending its last line, else where the node ends
+ * (`endIndex`, read once by the caller: each read is a call into the parser's memory).
+ */
+function endOf(node: Node, endIndex: number, text: string) {
+  const lineEnd = lineEndAfter(text, endIndex);
+  const end = node.endPosition;
+  return lineEnd < 0 ? { endIndex, endRow: end.row, endColumn: end.column } : {
+    endIndex: lineEnd + 1,
+    endRow: end.row + (endIndex - 1 === lineEnd ? 0 : 1),
+    endColumn: 0,
+  };
 }
 
 function isBlank(text: string, from: number, to: number): boolean {

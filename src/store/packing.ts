@@ -51,9 +51,27 @@ export class ByteWriter {
 
   /** A string as its UTF-8 byte length and bytes. */
   string(value: string): void {
-    const bytes = encoder.encode(value);
-    this.uint(bytes.length);
-    this.bytes(bytes);
+    const length = value.length;
+    let ascii = true;
+    for (let i = 0; i < length; i++) {
+      if (value.charCodeAt(i) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (!ascii) {
+      const bytes = encoder.encode(value);
+      this.uint(bytes.length);
+      this.bytes(bytes);
+      return;
+    }
+    // ASCII (most names): its UTF-8 bytes are its character codes, written without encoding.
+    this.uint(length);
+    this.#reserve(length);
+    const out = this.#bytes;
+    let at = this.#length;
+    for (let i = 0; i < length; i++) out[at++] = value.charCodeAt(i);
+    this.#length = at;
   }
 
   /** The written bytes (a copy sized to fit). */
