@@ -2,12 +2,15 @@
  * The daemon's query Worker, counting the vector indexes each job hands it. A job whose
  * action is `handovers` is answered here, after a pause (so that two sent at once reach two
  * Workers): the number of indexes every earlier job carried. A `sleep` job is answered after
- * `params.ms`. Every other job is the real Worker's.
+ * `params.ms`. A `collect` job is answered with `collecting` and then holds the thread for
+ * `params.ms` before it says `collected`, as the real Worker's garbage collection does. `sleep`
+ * and `collect` answers name the Worker (`worker`). Every other job is the real Worker's.
  */
 import "../src/daemon/query_worker.ts";
 
 const answer = self.onmessage as (event: MessageEvent) => unknown;
 const carried: number[] = [];
+const worker = crypto.randomUUID();
 self.onmessage = async (event: MessageEvent) => {
   const job = event.data;
   if (job?.action === "handovers") {
@@ -20,7 +23,21 @@ self.onmessage = async (event: MessageEvent) => {
   }
   if (job?.action === "sleep") {
     await new Promise((resolve) => setTimeout(resolve, job.params.ms));
-    (self as unknown as Worker).postMessage({ id: job.id, envelope: { data: { slept: true } } });
+    (self as unknown as Worker).postMessage({
+      id: job.id,
+      envelope: { data: { slept: true, worker } },
+    });
+    return;
+  }
+  if (job?.action === "collect") {
+    (self as unknown as Worker).postMessage({
+      id: job.id,
+      envelope: { data: { worker } },
+      collecting: true,
+    });
+    const until = performance.now() + job.params.ms;
+    while (performance.now() < until) { /* the thread is held, as by a full collection */ }
+    (self as unknown as Worker).postMessage({ collected: true });
     return;
   }
   if (job && !("type" in job)) carried.push(job.vectors?.length ?? 0);

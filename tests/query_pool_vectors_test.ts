@@ -106,6 +106,36 @@ Deno.test("query pool: under pressure (a refresh runs) waiting short jobs start 
   }
 });
 
+Deno.test("query pool: while a Worker collects its garbage after a reply, jobs go to the other Worker running", async () => {
+  const workspace = await indexedFixture();
+  const pool = new QueryPool(2, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+    resident: 1,
+    pressure: () => true,
+  });
+  type Named = { data: { worker: string } };
+  const sleep = () => pool.run(job(workspace, "sleep", { ms: 50 })) as Promise<Named>;
+  try {
+    await pool.ready();
+    // Under pressure, jobs waiting start the spare.
+    const deadline = Date.now() + 20_000;
+    while (pool.running < 2 && Date.now() < deadline) await Promise.all([sleep(), sleep()]);
+    assert.equal(pool.running, 2);
+    for (let round = 0; round < 3; round++) {
+      const collected = await pool.run(job(workspace, "collect", { ms: 1500 })) as Named;
+      // The Worker that answered holds its thread for 1.5 s: the next job goes to the other.
+      const next = await sleep();
+      assert.notEqual(next.data.worker, collected.data.worker, `round ${round}`);
+    }
+    // Once collected, the Worker takes jobs again: both answer a pair sent together.
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    const pair = await Promise.all([sleep(), sleep()]);
+    assert.notEqual(pair[0].data.worker, pair[1].data.worker);
+  } finally {
+    pool.close();
+  }
+});
+
 Deno.test("query pool: a vector index one Worker loads reaches each other Worker once, never back to its loader", async () => {
   const workspace = await indexedFixture();
   const pool = new QueryPool(2, {

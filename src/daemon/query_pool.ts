@@ -57,6 +57,8 @@ interface Slot {
   idle: ReturnType<typeof setTimeout> | null;
   /** True once the Worker said its modules are loaded; jobs go only to ready Workers. */
   ready: boolean;
+  /** Between a reply that said `collecting` and `collected`: no job goes to this Worker. */
+  collecting: boolean;
   busy: {
     id: number;
     action: string;
@@ -115,6 +117,7 @@ export class QueryPool {
         spare: i >= resident,
         idle: null,
         ready: false,
+        collecting: false,
         busy: null,
         backoff: 0,
         respawn: null,
@@ -203,9 +206,15 @@ export class QueryPool {
     const worker = new Worker(this.#module, { type: "module" });
     slot.worker = worker;
     slot.ready = false;
+    slot.collecting = false;
     slot.vectors.clear();
     worker.onmessage = (event: MessageEvent<QueryWorkerMessage>) => {
       if (slot.worker !== worker) return;
+      if ("collected" in event.data) {
+        slot.collecting = false;
+        this.#pump();
+        return;
+      }
       if ("ready" in event.data) {
         slot.ready = true;
         slot.backoff = 0;
@@ -256,6 +265,7 @@ export class QueryPool {
     clearTimeout(busy.slow);
     busy.release();
     slot.busy = null;
+    slot.collecting = reply.collecting === true;
     // A cancelled job's time says nothing of the action's (it stopped early).
     if (!busy.answered) this.times.observe(busy.action, performance.now() - busy.started);
     for (const index of reply.vectors ?? []) {
@@ -296,12 +306,12 @@ export class QueryPool {
   #pump(): void {
     const needed = this.#spareNeeded();
     for (const slot of this.#slots) {
-      if (slot.busy || !slot.ready || this.#queue.size === 0) continue;
+      if (slot.busy || slot.collecting || !slot.ready || this.#queue.size === 0) continue;
       // A spare takes jobs only while the others are held by long ones.
       if (slot.spare && !needed) continue;
       // A job expected to run long leaves the last free Worker (a spare not started counts)
       // to the others.
-      const free = this.#slots.filter((each) => !each.busy).length;
+      const free = this.#slots.filter((each) => !each.busy && !each.collecting).length;
       const ticket = this.#queue.take(this.#slots.length === 1 || free > 1);
       if (!ticket) break;
       ticket.item.ticket = undefined;

@@ -11,7 +11,7 @@ import { runAction } from "../actions/dispatch.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
 import { adoptIndexes, type SharedVectorIndex, takeLoadedIndexes } from "../search/vector_index.ts";
-import { heapBound, releaseFreedMemory } from "../indexer/heap.ts";
+import { heapCollector, releaseFreedMemory } from "../indexer/heap.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import { AccessPolicy } from "./policy.ts";
 
@@ -39,10 +39,17 @@ export type QueryReply =
     | { id: number; wire: { name: string; message: string; data?: unknown } }
     | { id: number; internal: string }
   )
-  & { vectors?: SharedVectorIndex[] };
+  & {
+    vectors?: SharedVectorIndex[];
+    /** The Worker collects its garbage next, and says `collected` when it is done. */
+    collecting?: true;
+  };
 
-/** What the Worker posts: one reply per job, and `ready` once every module it imports is loaded. */
-export type QueryWorkerMessage = QueryReply | { ready: true };
+/**
+ * What the Worker posts: one reply per job, `ready` once every module it imports is loaded, and
+ * `collected` after a reply that said `collecting`.
+ */
+export type QueryWorkerMessage = QueryReply | { ready: true } | { collected: true };
 
 /**
  * Bytes of V8 heap in use after a reply above which the Worker collects its garbage. Its live
@@ -51,8 +58,13 @@ export type QueryWorkerMessage = QueryReply | { ready: true };
  */
 const QUERY_HEAP_MARK = 48 * 2 ** 20;
 
-/** Collects this Worker's garbage once its heap passes `QUERY_HEAP_MARK`. */
-const boundHeap = heapBound(QUERY_HEAP_MARK);
+/**
+ * Collects this Worker's garbage once its heap passes `QUERY_HEAP_MARK`. A collection stops the
+ * Worker for tens of milliseconds (63 ms on average serving sympy), so the reply before it says
+ * so (`collecting`) and `collected` follows it: meanwhile the pool gives jobs to another Worker
+ * when one runs, instead of queueing them behind the collection.
+ */
+const heap = heapCollector(QUERY_HEAP_MARK);
 
 let state: { epoch: number; workspace: Workspace; policy: AccessPolicy } | null = null;
 let running: { id: number; controller: AbortController } | null = null;
@@ -105,8 +117,13 @@ self.onmessage = async (event: MessageEvent<QueryJob | QueryCancel>) => {
   }
   const loaded = takeLoadedIndexes();
   if (loaded.length > 0) reply.vectors = loaded;
+  const collecting = heap?.over() === true;
+  if (collecting) reply.collecting = true;
   (self as unknown as Worker).postMessage(reply);
-  if (boundHeap()) releaseFreedMemory();
+  if (!collecting) return;
+  heap!.collect();
+  releaseFreedMemory();
+  (self as unknown as Worker).postMessage({ collected: true } satisfies QueryWorkerMessage);
 };
 
 // Every static import has loaded by the time this line runs: the daemon may now hand out jobs.

@@ -40,13 +40,25 @@ export function garbageCollector(): (() => void) | null {
  * whether it did (never, when the runtime offers no collector).
  */
 export function heapBound(mark: number = HEAP_MARK): () => boolean {
-  const collect = garbageCollector();
-  if (collect === null) return () => false;
+  const collector = heapCollector(mark);
   return () => {
-    if (Deno.memoryUsage().heapUsed <= mark) return false;
-    collect();
+    if (!collector?.over()) return false;
+    collector.collect();
     return true;
   };
+}
+
+/**
+ * The two halves of `heapBound`, for a caller that says it will collect before it does (a query
+ * Worker tells its pool, so that jobs go to another Worker meanwhile): whether the heap in use is
+ * above `mark`, and the collection. Null when the runtime offers no collector.
+ */
+export function heapCollector(
+  mark: number = HEAP_MARK,
+): { over: () => boolean; collect: () => void } | null {
+  const collect = garbageCollector();
+  if (collect === null) return null;
+  return { over: () => Deno.memoryUsage().heapUsed > mark, collect };
 }
 
 /**
