@@ -316,11 +316,12 @@ export class ScopeStore {
 
   /** A file's definitions before the path rule, as `symbolsInFile` keeps them for the generation. */
   #fileRecords(repo: string, reader: TargetReader, path: string): SymbolRecord[] {
-    return this.#generationCache(repo, reader).get(
-      `${repo}\0file\0${path}`,
-      () =>
-        [...reader.definitionsOfFile(path)].sort(bySource).map((row) => symbolRecord(repo, row)),
-      (rows) => rows.length,
+    return this.#records(
+      repo,
+      reader,
+      `file\0${path}`,
+      (reader) => reader.definitionsOfFile(path),
+      (row) => symbolRecord(repo, row),
     );
   }
 
@@ -414,10 +415,12 @@ export class ScopeStore {
 
   /** The rows of `relationsTargeting(repo, [name])` before the path rule, kept for the generation. */
   #targetRecords(repo: string, reader: TargetReader, name: string): RelationRecord[] {
-    return this.#generationCache(repo, reader).get(
-      `${repo}\0targeting\0${name}`,
-      () => relationRecords(repo, reader.relationsTargeting([name])),
-      (rows) => rows.length,
+    return this.#records(
+      repo,
+      reader,
+      `targeting\0${name}`,
+      (reader) => reader.relationsTargeting([name]),
+      (row) => ({ repo, ...row }),
     );
   }
 
@@ -685,15 +688,27 @@ export class ScopeStore {
     read: (reader: TargetReader) => T[],
     record: (row: T) => R,
   ): R[] {
-    const all = this.#read(repo, (reader) => {
-      const make = () => [...read(reader)].sort(bySource).map(record);
-      return key === null
-        ? make()
-        : this.#generationCache(repo, reader).get(`${repo}\0${key}`, make, (rows) => rows.length);
-    }) ?? [];
+    const all = this.#read(repo, (reader) => this.#records(repo, reader, key, read, record)) ?? [];
     const rows = all.filter((row) => this.allowed(repo, row.path));
     this.rowsRead += rows.length;
     return rows;
+  }
+
+  /**
+   * A read's rows as records in source order, before the path rule: kept for the generation
+   * under `key` (null: read each time).
+   */
+  #records<T extends SourceRow, R extends SourceRow>(
+    repo: string,
+    reader: TargetReader,
+    key: string | null,
+    read: (reader: TargetReader) => T[],
+    record: (row: T) => R,
+  ): R[] {
+    const make = () => [...read(reader)].sort(bySource).map(record);
+    return key === null
+      ? make()
+      : this.#generationCache(repo, reader).get(`${repo}\0${key}`, make, (rows) => rows.length);
   }
 
   #symbolRows(
@@ -738,9 +753,4 @@ function symbolRecord(repo: string, row: SymbolRow): SymbolRecord {
     parentId: row.parentId,
     exported: row.exported,
   };
-}
-
-/** Stored relations as records of `repo`, in source order (as `#relationRows` keeps them). */
-function relationRecords(repo: string, rows: StoredRelation[]): RelationRecord[] {
-  return [...rows].sort(bySource).map((row) => ({ repo, ...row }));
 }

@@ -41,19 +41,6 @@ export interface FileTable {
   chunks: number;
 }
 
-/** A chunk's place in its file. */
-export interface ChunkEntry {
-  id: number;
-  fileId: number;
-  path: string;
-  startLine: number;
-  endLine: number;
-  /** Where the chunk starts in its file's committed text (UTF-8 bytes), on its start line. */
-  startByte: number;
-  kind: string;
-  symbolPath: string | null;
-}
-
 /**
  * The chunks that hold a full-text term, best first, in columns: row `i` is
  * chunk `chunkIds[i]` of file `fileIds[i]` with bm25 rank `ranks[i]`
@@ -211,6 +198,7 @@ interface ChunkTable {
   fileIds: Int32Array;
   startLines: Int32Array;
   endLines: Int32Array;
+  /** Where each chunk starts in its file's committed text (UTF-8 bytes), on its start line. */
   startBytes: Int32Array;
   kinds: string[];
   symbolPaths: (string | null)[];
@@ -588,35 +576,6 @@ export class TargetReader {
    */
   chunkColumns(): ChunkColumns {
     return this.#chunkTable();
-  }
-
-  /** Chunks by id (in id order), with their file's path. */
-  chunks(ids: number[]): ChunkEntry[] {
-    const table = this.#chunkTable();
-    const files = this.fileTable().files;
-    const rows = new Int32Array(ids.length);
-    let count = 0;
-    for (const id of ids) {
-      const at = table.rows.get(id);
-      if (at !== undefined) rows[count++] = at;
-    }
-    const sorted = rows.subarray(0, count).sort();
-    const entries: ChunkEntry[] = [];
-    for (let i = 0; i < sorted.length; i++) {
-      const at = sorted[i];
-      if (i > 0 && at === sorted[i - 1]) continue;
-      entries.push({
-        id: table.ids[at],
-        fileId: table.fileIds[at],
-        path: files.get(table.fileIds[at])?.path ?? "",
-        startLine: table.startLines[at],
-        endLine: table.endLines[at],
-        startByte: table.startBytes[at],
-        kind: table.kinds[at],
-        symbolPath: table.symbolPaths[at],
-      });
-    }
-    return entries;
   }
 
   /** How many chunks hold a full-text term (0 when none); the last terms asked stay known. */
