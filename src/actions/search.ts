@@ -22,6 +22,7 @@ import {
 import { nearestChunks, vectorIndexFor } from "../search/vector_index.ts";
 import { embeddingConfig, embedTexts, providerModelId } from "../indexer/embeddings.ts";
 import { sliceLines } from "../engine/lines.ts";
+import { KeptBySize } from "../engine/kept.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { isOffset, issueCursor, PageFitter, readCursor } from "./paging.ts";
 import { liveListing, liveScan } from "./live_scan.ts";
@@ -37,10 +38,10 @@ const VECTOR_POOL = 300;
 /** File ids below this keep a request's answer to "may it be searched" in an array. */
 const ANSWERED_IDS = 1 << 16;
 /**
- * A cleared answer array kept between requests (handed out to one ranking at a time; a ranking
+ * The cleared answer array kept between requests (handed out to one ranking at a time; a ranking
  * that throws keeps it, and the next allocates another).
  */
-let spareAnswers: Uint8Array | null = null;
+const spareAnswers = new KeptBySize<Uint8Array>(1);
 /** A name defined in more places than this is too common to point at a file. */
 const MAX_DEFINITIONS = 12;
 
@@ -403,8 +404,7 @@ function rankRepository(
   const chunkCount = statistics.chunks;
   // Hidden and filtered files are dropped before anything is scored or counted. Asked once per
   // file and request (for every row of every term): small ids answer from an array.
-  const answers = spareAnswers ?? new Uint8Array(ANSWERED_IDS);
-  spareAnswers = null;
+  const answers = spareAnswers.take(ANSWERED_IDS) ?? new Uint8Array(ANSWERED_IDS);
   const allowed = new Map<number, boolean>();
   const allowFile = (fileId: number): boolean => {
     const small = fileId >= 0 && fileId < ANSWERED_IDS;
@@ -510,7 +510,7 @@ function rankRepository(
   }, repo);
   // Every file question of this ranking is answered: the array goes back cleared.
   answers.fill(0);
-  spareAnswers = answers;
+  spareAnswers.give(ANSWERED_IDS, answers);
   return {
     ranked,
     limitations,

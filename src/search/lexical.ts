@@ -7,6 +7,7 @@
 import type { WeightedTerm } from "../engine/query.ts";
 import type { ChunkColumns, TargetReader } from "../store/reader.ts";
 import { selectValue } from "../engine/order.ts";
+import { KeptBySize } from "../engine/kept.ts";
 
 export interface SelectedTerm extends WeightedTerm {
   documents: number;
@@ -42,18 +43,14 @@ export function selectTerms(
   return pool.sort((a, b) => b.weight * b.idf - a.weight * a.idf).slice(0, MAX_SELECTED);
 }
 
-/**
- * The cleared arrays of the last scores released, per table size (a workspace of several
- * repositories ranks each in turn), in this thread; at most `SPARE_TABLES` sizes.
- */
-const spares = new Map<number, {
+/** The cleared arrays of the last scores released, by chunk table size. */
+const spares = new KeptBySize<{
   slots: Int32Array;
   rows: Int32Array;
   scores: Float64Array;
   terms: Int32Array;
   work: Float64Array;
-}>();
-const SPARE_TABLES = 4;
+}>(4);
 const RELEASED = new Int32Array(0);
 
 /**
@@ -77,8 +74,7 @@ export class LexicalScores {
 
   constructor(tableRows: number, capacity = 64) {
     // The arrays the last released scores of a table this size left (all cleared).
-    const kept = spares.get(tableRows) ?? null;
-    spares.delete(tableRows);
+    const kept = spares.take(tableRows) ?? null;
     this.#slots = kept?.slots ?? new Int32Array(tableRows);
     const length = Math.max(1, capacity);
     const fits = kept !== null && kept.rows.length >= length;
@@ -139,9 +135,7 @@ export class LexicalScores {
     for (let slot = 0; slot < this.size; slot++) this.#slots[this.rows[slot]] = 0;
     this.scores.fill(0, 0, this.size);
     this.terms.fill(0, 0, this.size);
-    spares.delete(this.#slots.length);
-    if (spares.size >= SPARE_TABLES) spares.delete(spares.keys().next().value!);
-    spares.set(this.#slots.length, {
+    spares.give(this.#slots.length, {
       slots: this.#slots,
       rows: this.rows,
       scores: this.scores,

@@ -19,6 +19,7 @@
  */
 import { readQuantized } from "../engine/vector.ts";
 import { selectValue, stableOrder } from "../engine/order.ts";
+import { KeptBySize } from "../engine/kept.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
 import {
   COLUMNS_PER_PASS,
@@ -249,7 +250,7 @@ function approximateScores(index: VectorIndex, query: Float32Array): Float64Arra
     const weight = Math.round(query[d] * quantum);
     if (weight !== 0) weights.push([d, weight]);
   }
-  const scores = scratch.scores(rows);
+  const scores = scratch.scores.kept(rows, () => new Float64Array(rows));
   const slot = claimSlot(index);
   if (slot < 0 || !index.score) {
     const sums = new Int32Array(rows);
@@ -289,32 +290,13 @@ function approximateScores(index: VectorIndex, query: Float32Array): Float64Arra
 }
 
 /**
- * Per-row arrays of one scan, kept for the next scan of an index that size (each thread has its
- * own, and a scan is done before the next starts): a search allocates no array per row, memory
- * outside V8's heap that is freed only at its next collection. Every element a scan reads it
- * wrote first.
+ * Per-row arrays of one scan, kept for the next scan of an index that size (a scan is done before
+ * the next starts). Every element a scan reads it wrote first.
  */
 const scratch = {
-  /** By row count, at most `SCRATCH_SIZES` (a workspace of several repositories scans each). */
-  scoreArrays: new Map<number, Float64Array>(),
-  rowArrays: new Map<number, Int32Array>(),
-  scores(length: number): Float64Array {
-    return kept(this.scoreArrays, length, () => new Float64Array(length));
-  },
-  rows(length: number): Int32Array {
-    return kept(this.rowArrays, length, () => new Int32Array(length));
-  },
+  scores: new KeptBySize<Float64Array>(4),
+  rows: new KeptBySize<Int32Array>(4),
 };
-const SCRATCH_SIZES = 4;
-
-function kept<T>(arrays: Map<number, T>, length: number, make: () => T): T {
-  let array = arrays.get(length);
-  if (array === undefined) {
-    if (arrays.size >= SCRATCH_SIZES) arrays.delete(arrays.keys().next().value!);
-    arrays.set(length, array = make());
-  }
-  return array;
-}
 
 /** A free scratch slot, taken; -1 when every slot is in use. */
 function claimSlot(index: VectorIndex): number {
@@ -387,7 +369,7 @@ function candidateRows(scores: Float64Array, count: number): Int32Array {
     const sample = new Float64Array(sampled);
     for (let i = 0; i < sampled; i++) sample[i] = scores[i * SAMPLE_STRIDE];
     const bound = selectValue(sample, sampled - 1 - rank);
-    const found = scratch.rows(rows);
+    const found = scratch.rows.kept(rows, () => new Int32Array(rows));
     let size = 0;
     for (let row = 0; row < rows; row++) if (scores[row] >= bound) found[size++] = row;
     if (size >= count) return found.subarray(0, size);
