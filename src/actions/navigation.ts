@@ -9,11 +9,12 @@ import { WireError } from "../protocol/errors.ts";
 import { normaliseRequestPath } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
-import { isOffset, issueCursor, pageOf, readCursor } from "./paging.ts";
+import { fitAfter, isOffset, issueCursor, pageOf, readCursor, tokenCost } from "./paging.ts";
 import { ScopeStore } from "../resolver/store.ts";
 import { ModuleResolver } from "../resolver/modules.ts";
 import { Resolver } from "../resolver/resolve.ts";
 import {
+  type Ambiguity,
   type GraphEdge,
   type GraphNode,
   pathConfidence,
@@ -115,7 +116,9 @@ export async function navigate(
     confidence: "exact",
     data: { depth, evidence_levels: EVIDENCE_LEVEL },
   };
-  if (subject.roots.length === 0 || action === "definition") {
+  // Candidates are the definitions a name may mean, or else ambiguous uses met by the walk.
+  const definitions = subject.roots.length === 0 || action === "definition";
+  if (definitions) {
     definitionAnswer(answer, subject, store);
   } else {
     const walk = (nodes: number) =>
@@ -173,6 +176,21 @@ export async function navigate(
   const page = pageOf(kept, { offset, limit, tokenBudget: params.token_budget });
   limitations.push(...page.limitations);
   const results = page.results;
+  // Candidates share the page: at most `limit`, within what the budget leaves after the results.
+  const candidates = fitAfter(answer.candidates, {
+    limit,
+    tokenBudget: params.token_budget,
+    spent: results.reduce((sum, hit) => sum + tokenCost(hit), 0),
+  });
+  if (candidates.cut) {
+    limitations.push(
+      `${answer.candidates.length} candidate(s); the first ${candidates.kept.length} are listed ` +
+        (candidates.cut === "limit"
+          ? `(limit ${limit})`
+          : `(token_budget ${params.token_budget})`) +
+        (definitions ? ": a qualified name, or 'path', narrows them" : ""),
+    );
+  }
   // A walk cut at its node limit may hold more beyond this page even when the list does not.
   const cut = answer.data.cut === true;
   const next = page.next ?? (cut && results.length > 0 ? offset + results.length : null);
@@ -181,7 +199,7 @@ export async function navigate(
       `the walk stopped at ${MAX_WALK_NODES} nodes: narrow 'paths', 'language' or 'depth' to see more`,
     );
   }
-  const truncated = next !== null || cut;
+  const truncated = next !== null || cut || candidates.cut !== null;
   const nextCursor = next === null ? null : issueCursor(binding, next);
   answer.data.rows_read = store.rowsRead;
   // Every repository the answer came from or looked in, the answering siblings included.
@@ -212,7 +230,7 @@ export async function navigate(
     nextCursor,
     data: answer.data,
   });
-  if (answer.candidates.length > 0) built.candidates = answer.candidates;
+  if (candidates.kept.length > 0) built.candidates = candidates.kept;
   return built;
 }
 
@@ -297,38 +315,53 @@ function graphAnswer(
       });
     }
   }
-  // Uses resolved alike (one receiver and name) share their candidate list: listed once, the
-  // same list in each of their hits.
-  const listed = new Map<Candidate[], CandidateSummary[]>();
-  const candidateList = (candidates: Candidate[]): CandidateSummary[] => {
-    let list = listed.get(candidates);
-    if (!list) listed.set(candidates, list = candidates.map(candidateSummary));
-    return list;
-  };
-  for (const ambiguity of result.ambiguities) {
+  // Uses that could mean the same definitions are one candidate: the first use is the hit, the
+  // rest its `other_sites`. A hub name (`doit`, `__init__`) is written at thousands of sites, each
+  // meaning any of its hundreds of definitions; listed use by use that is megabytes no one reads.
+  const groups = ambiguityGroups(result.ambiguities);
+  for (const group of groups) {
+    const [first, ...rest] = group.uses;
+    const shown = first.candidates.slice(0, DEFINITIONS_LISTED);
     answer.candidates.push({
       ...siteHit(
-        {
-          from: ambiguity.from,
-          to: ambiguity.from,
-          relation: ambiguity.relation,
-          evidence: "unique_name",
-        },
+        { from: first.from, to: first.from, relation: first.relation, evidence: "unique_name" },
         store,
       ),
-      symbol: ambiguity.from.qualified,
-      kind: ambiguity.relation.kind,
+      symbol: first.from.qualified,
+      kind: first.relation.kind,
       signature: null,
       score: 0,
-      why: ambiguity.reason,
-      depth: ambiguity.depth,
-      candidates: candidateList(ambiguity.candidates),
+      why: first.reason,
+      depth: first.depth,
+      candidates: shown.map(candidateSummary),
+      ...(first.candidates.length > shown.length
+        ? { candidates_total: first.candidates.length }
+        : {}),
+      ...(group.count > 1 ? { uses: group.count } : {}),
+      ...(rest.length > 0
+        ? {
+          other_sites: rest.map((use) => ({
+            ...siteSummary({
+              from: use.from,
+              to: use.from,
+              relation: use.relation,
+              evidence: "unique_name",
+            }),
+            symbol: use.from.qualified,
+            depth: use.depth,
+          })),
+        }
+        : {}),
     });
   }
   if (result.ambiguities.length > 0) {
     limitations.push(
-      `${result.ambiguities.length} use(s) could mean several definitions; their branches stop and come back as candidates`,
+      `${result.ambiguities.length} use(s) could mean several definitions; their branches stop and come back as candidates` +
+        (groups.length < result.ambiguities.length
+          ? ` (${groups.length}: one per group of uses that could mean the same definitions)`
+          : ""),
     );
+    answer.data.ambiguous_uses = result.ambiguities.length;
   }
   const unresolved = result.unresolved.filter((u) => !u.external);
   const external = result.unresolved.filter((u) => u.external);
@@ -384,6 +417,41 @@ function siteHit(edge: GraphEdge, store: ScopeStore): ResultHit {
     score: 0,
     snippet: store.snippet(r.repo, r.path, r.startLine, r.endLine, 3),
   };
+}
+
+/** Definitions a candidate lists (the rest are counted in `candidates_total`). */
+const DEFINITIONS_LISTED = 20;
+/** Further uses a candidate lists as `other_sites` (all are counted in `uses`). */
+const SITES_LISTED = 10;
+
+/** Ambiguous uses that could mean the same definitions, in walk order. */
+interface AmbiguityGroup {
+  /** The first use, then up to SITES_LISTED more. */
+  uses: Ambiguity[];
+  count: number;
+}
+
+/**
+ * Groups ambiguous uses by the definitions they could mean (the same definitions in the same
+ * order), in the order the walk met them.
+ */
+function ambiguityGroups(ambiguities: readonly Ambiguity[]): AmbiguityGroup[] {
+  // Uses resolved alike (one receiver and name) share one candidate array: keyed once.
+  const keys = new Map<Ambiguity["candidates"], string>();
+  const groups = new Map<string, AmbiguityGroup>();
+  for (const ambiguity of ambiguities) {
+    let key = keys.get(ambiguity.candidates);
+    if (key === undefined) {
+      key = ambiguity.candidates.map(({ symbol: s }) =>
+        `${s.repo}\0${s.path}\0${s.startLine}\0${s.startCol}\0${s.qualified}`
+      ).join("\n");
+      keys.set(ambiguity.candidates, key);
+    }
+    const group = groups.get(key);
+    if (!group) groups.set(key, { uses: [ambiguity], count: 1 });
+    else if (++group.count <= SITES_LISTED + 1) group.uses.push(ambiguity);
+  }
+  return [...groups.values()];
 }
 
 /** One definition an ambiguous use may mean, as a candidate hit lists it. */
