@@ -198,4 +198,17 @@ Deno.test("dynamic sites are found line by line even where the whole text matche
     "5:reflection (setattr)",
   ]);
   assertEquals(site("x_pb2 = 1\r\nhasattr(o, 'n')\r\n"), ["2:reflection (hasattr)"]);
+  // A method named like the builtin, defined or called on an object, is not the builtin.
+  assertEquals(
+    site("class F:\n    def eval(cls, x):\n        return x.eval() + self.getattr (1)\n"),
+    [],
+  );
+  assertEquals(site("y = eval(s)\nz = obj.exec(s)\n"), ["1:dynamic code (eval)"]);
+  const ecmascript = (text: string) =>
+    dynamicSites({ repo: "r", path: "m.ts", family: "ecmascript", text, max: 3 }).map((s) =>
+      `${s.line}:${s.what}`
+    );
+  assertEquals(ecmascript("function eval(x) {}\nvm.eval(code);\nconst f = eval(code);\n"), [
+    "3:dynamic code (eval / new Function)",
+  ]);
 });

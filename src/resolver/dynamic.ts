@@ -13,8 +13,13 @@ interface Pattern {
 
 const PATTERNS: Partial<Record<Family, Pattern[]>> = {
   python: [
-    { regex: /\b(getattr|setattr|hasattr|delattr)\s*\(/, what: "reflection ($1)" },
-    { regex: /\b(eval|exec|__import__)\s*\(/, what: "dynamic code ($1)" },
+    // The builtins called, not a method of that name defined (`def eval(cls, x)`) or called on
+    // an object (`expr.eval()`).
+    {
+      regex: /(?<!\bdef\s+|\.\s*)\b(getattr|setattr|hasattr|delattr)\s*\(/,
+      what: "reflection ($1)",
+    },
+    { regex: /(?<!\bdef\s+|\.\s*)\b(eval|exec|__import__)\s*\(/, what: "dynamic code ($1)" },
     { regex: /\bimportlib\.import_module\s*\(/, what: "dynamic import (importlib.import_module)" },
     { regex: /\bdef\s+__getattr__\s*\(/, what: "dynamic attributes (__getattr__)" },
     { regex: /\b(Depends|Provide|inject)\s*\(|@inject\b/, what: "dependency injection" },
@@ -24,7 +29,10 @@ const PATTERNS: Partial<Record<Family, Pattern[]>> = {
     },
   ],
   ecmascript: [
-    { regex: /\beval\s*\(|\bnew\s+Function\s*\(/, what: "dynamic code (eval / new Function)" },
+    {
+      regex: /(?<!\bfunction\s+|\.\s*)\beval\s*\(|\bnew\s+Function\s*\(/,
+      what: "dynamic code (eval / new Function)",
+    },
     { regex: /\bReflect\.\w+\s*\(|\bObject\.defineProperty\s*\(/, what: "reflection" },
     { regex: /[\w$\])]\[[^\]\n]+\]\s*\(/, what: "computed member call" },
     { regex: /\bimport\s*\(\s*[^'"`\s]/, what: "dynamic import with a computed path" },
