@@ -27,6 +27,10 @@ function files(): Record<string, string> {
   const lines = Array.from({ length: USES }, (_, i) => `    x${i % 7}.run()`);
   out["use.py"] = "def first(x0, x1, x2, x3, x4, x5, x6):\n" + lines.slice(0, 12).join("\n") +
     "\n\n\ndef second(x0, x1, x2, x3, x4, x5, x6):\n" + lines.slice(12).join("\n") + "\n";
+  // A method of one class only, called on receivers of no evident type from eight functions.
+  out["only.py"] = "class D:\n    def only(self):\n        return 0\n";
+  out["calls.py"] = Array.from({ length: 8 }, (_, i) => `def f${i}(d):\n    return d.only()\n`)
+    .join("\n\n");
   return out;
 }
 
@@ -91,6 +95,15 @@ Deno.test("candidates are grouped by the definitions they could mean and fit the
         `${CLASSES} candidate(s); the first 5 are listed (limit 5): a qualified name, or 'path', narrows them`,
       ),
       five.limitations.join("\n"),
+    );
+    // Eight edges matched by name through receivers of no evident type: five named, three counted.
+    const only = await runAction(workspace, "callers", { symbol: "only.D.only" });
+    assertEquals(only.results.length, 8);
+    const dispatch = only.limitations.filter((l) => l.startsWith("dynamic dispatch at "));
+    assertEquals(dispatch.length, 6, dispatch.join("\n"));
+    assertEquals(
+      dispatch[5],
+      "dynamic dispatch at 3 more sites: receivers of no statically evident type, matched by name (approximate)",
     );
     // Impact over the same uses: grouped the same way.
     const impact = await runAction(workspace, "impact", { symbol: "m00.C0.run" });

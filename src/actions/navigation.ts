@@ -388,13 +388,23 @@ function graphAnswer(
       reason: u.reason,
     }));
   }
-  for (const edge of result.reached) {
-    if (edge.edge.evidence === "unique_name" && edge.edge.relation.receiver) {
-      const r = edge.edge.relation;
-      limitations.push(
-        `dynamic dispatch at ${r.repo}:${r.path}:${r.startLine}: '${r.receiver}.${r.target}' has no statically evident receiver type; matched by name (approximate)`,
-      );
-    }
+  // Edges matched by name through a receiver of no evident type: the first five named, the rest
+  // counted (a walk through a hub reaches dozens, each otherwise a line of its own).
+  const dispatched = result.reached.filter((entry) =>
+    entry.edge.evidence === "unique_name" && entry.edge.relation.receiver
+  );
+  for (const entry of dispatched.slice(0, 5)) {
+    const r = entry.edge.relation;
+    limitations.push(
+      `dynamic dispatch at ${r.repo}:${r.path}:${r.startLine}: '${r.receiver}.${r.target}' has no statically evident receiver type; matched by name (approximate)`,
+    );
+  }
+  if (dispatched.length > 5) {
+    limitations.push(
+      `dynamic dispatch at ${
+        dispatched.length - 5
+      } more sites: receivers of no statically evident type, matched by name (approximate)`,
+    );
   }
   if (result.cut) answer.data.cut = true;
   answer.data.roots = subject.roots.map(nodeSummary);
@@ -436,15 +446,26 @@ interface AmbiguityGroup {
  * order), in the order the walk met them.
  */
 function ambiguityGroups(ambiguities: readonly Ambiguity[]): AmbiguityGroup[] {
-  // Uses resolved alike (one receiver and name) share one candidate array: keyed once.
+  // Uses resolved alike (one receiver and name) share one candidate array: keyed once, by the
+  // numbers given to the definitions (a record is keyed once however many arrays hold it).
   const keys = new Map<Ambiguity["candidates"], string>();
+  const records = new Map<SymbolRecord, number>();
+  const definitions = new Map<string, number>();
+  const numberOf = (s: SymbolRecord): number => {
+    let n = records.get(s);
+    if (n === undefined) {
+      const key = `${s.repo}\0${s.path}\0${s.startLine}\0${s.startCol}\0${s.qualified}`;
+      n = definitions.get(key);
+      if (n === undefined) definitions.set(key, n = definitions.size);
+      records.set(s, n);
+    }
+    return n;
+  };
   const groups = new Map<string, AmbiguityGroup>();
   for (const ambiguity of ambiguities) {
     let key = keys.get(ambiguity.candidates);
     if (key === undefined) {
-      key = ambiguity.candidates.map(({ symbol: s }) =>
-        `${s.repo}\0${s.path}\0${s.startLine}\0${s.startCol}\0${s.qualified}`
-      ).join("\n");
+      key = ambiguity.candidates.map((c) => numberOf(c.symbol)).join(",");
       keys.set(ambiguity.candidates, key);
     }
     const group = groups.get(key);
