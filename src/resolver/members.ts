@@ -94,7 +94,73 @@ function ownMember(
     const member = memberOf(scope, { owner: base.symbol, name: options.name });
     if (member) return through(base.evidence, member);
   }
+  // `super().name` found in no base in scope: a base outside the scope holds it. (Never a
+  // same-named method of an unrelated class: `super().__init__` in a subclass of a library's class
+  // is not any of the repository's hundreds of `__init__`s.)
+  if (options.root === "super") {
+    const outside = externalBase(scope, owner, options.name, 0);
+    if (outside) {
+      return {
+        kind: "external",
+        module: outside.module,
+        reason: `'super().${options.name}' in ${owner.qualified}: no base in scope defines it, ` +
+          `and its base '${outside.base}' is outside the scope (${outside.reason})`,
+      };
+    }
+  }
   // Defined in a subclass or mixin only: dynamic dispatch, guessed by name.
+  return null;
+}
+
+/** What Python's `object` defines: `super().__init__()` in a class with no base means it. */
+const OBJECT_MEMBERS: ReadonlySet<string> = new Set(
+  ("__init__ __new__ __init_subclass__ __setattr__ __getattribute__ __delattr__ __repr__ " +
+    "__str__ __eq__ __ne__ __hash__ __format__ __reduce__ __reduce_ex__ __sizeof__ __dir__ " +
+    "__getstate__ __subclasshook__").split(" "),
+);
+
+/**
+ * Where `super().name` goes when no base in scope defines it: the first base of `owner` (or of
+ * its bases in scope) that is outside the scope — imported from outside it, or defined nowhere
+ * in it (a builtin, a star import) — or Python's `object` for a class with no base.
+ */
+function externalBase(
+  scope: Scope,
+  owner: SymbolRecord,
+  name: string,
+  hops: number,
+): { base: string; module: string; reason: string } | null {
+  if (hops > MAX_HOPS) return null;
+  const inScope: SymbolRecord[] = [];
+  let bases = 0;
+  for (const relation of scope.store.relationsFrom(owner)) {
+    if (relation.kind !== "inherits" && relation.kind !== "implements") continue;
+    bases++;
+    const base = relation.receiver ? `${relation.receiver}.${relation.target}` : relation.target;
+    const resolution = scope.resolve(relation);
+    if (resolution.status === "external") {
+      return { base, module: resolution.module, reason: resolution.reason };
+    }
+    if (resolution.status === "unresolved") {
+      return { base, module: base, reason: `it is defined nowhere in scope: ${resolution.reason}` };
+    }
+    if (resolution.status === "resolved" && resolution.symbol.id !== owner.id) {
+      inScope.push(resolution.symbol);
+    }
+  }
+  if (
+    bases === 0 && familyRules(owner.language).receivers === "python" && OBJECT_MEMBERS.has(name)
+  ) {
+    return {
+      base: "object",
+      module: "builtins",
+      reason: "a class with no base derives from object",
+    };
+  }
+  for (const base of inScope) {
+    const found = externalBase(scope, base, name, hops + 1);
+    if (found) return found;
+  }
   return null;
 }
 
