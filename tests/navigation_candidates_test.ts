@@ -27,6 +27,9 @@ function files(): Record<string, string> {
   const lines = Array.from({ length: USES }, (_, i) => `    x${i % 7}.run()`);
   out["use.py"] = "def first(x0, x1, x2, x3, x4, x5, x6):\n" + lines.slice(0, 12).join("\n") +
     "\n\n\ndef second(x0, x1, x2, x3, x4, x5, x6):\n" + lines.slice(12).join("\n") + "\n";
+  // Four calls that name C1's `run` exactly, from four functions.
+  out["direct.py"] = "from m01 import C1\n\n\n" +
+    Array.from({ length: 4 }, (_, i) => `def d${i}():\n    return C1().run()\n`).join("\n\n");
   // A method of one class only, called on receivers of no evident type from eight functions.
   out["only.py"] = "class D:\n    def only(self):\n        return 0\n";
   out["calls.py"] = Array.from({ length: 8 }, (_, i) => `def f${i}(d):\n    return d.only()\n`)
@@ -104,6 +107,22 @@ Deno.test("candidates are grouped by the definitions they could mean and fit the
     assertEquals(
       dispatch[5],
       "dynamic dispatch at 3 more sites: receivers of no statically evident type, matched by name (approximate)",
+    );
+    // Candidates come with the first page; the next pages continue the results only.
+    const first = await runAction(workspace, "callers", { symbol: "m01.C1.run", limit: 2 });
+    assertEquals(first.results.map((h) => h.symbol), ["direct.d0", "direct.d1"]);
+    assertEquals(first.candidates?.map((c) => c.uses), [USES]);
+    assert(first.next_cursor);
+    const second = await runAction(workspace, "callers", {
+      symbol: "m01.C1.run",
+      limit: 2,
+      cursor: first.next_cursor,
+    });
+    assertEquals(second.results.map((h) => h.symbol), ["direct.d2", "direct.d3"]);
+    assertEquals(second.candidates, undefined);
+    assert(
+      second.limitations.includes("candidates are listed on the first page of this answer"),
+      second.limitations.join("\n"),
     );
     // Impact over the same uses: grouped the same way.
     const impact = await runAction(workspace, "impact", { symbol: "m00.C0.run" });

@@ -204,11 +204,18 @@ Deno.test("dynamic sites are found line by line even where the whole text matche
     [],
   );
   assertEquals(site("y = eval(s)\nz = obj.exec(s)\n"), ["1:dynamic code (eval)"]);
+  assertEquals(site("import builtins\nbuiltins.exec(s)\n"), ["2:dynamic code (exec)"]);
   const ecmascript = (text: string) =>
     dynamicSites({ repo: "r", path: "m.ts", family: "ecmascript", text, max: 3 }).map((s) =>
       `${s.line}:${s.what}`
     );
-  assertEquals(ecmascript("function eval(x) {}\nvm.eval(code);\nconst f = eval(code);\n"), [
-    "3:dynamic code (eval / new Function)",
-  ]);
+  assertEquals(
+    ecmascript(
+      "function eval(x) {}\nvm.eval(code);\nconst f = eval(code);\nglobalThis.eval(code);\n",
+    ),
+    [
+      "3:dynamic code (eval / new Function)",
+      "4:dynamic code (eval / new Function)",
+    ],
+  );
 });

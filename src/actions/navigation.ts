@@ -9,7 +9,7 @@ import { WireError } from "../protocol/errors.ts";
 import { normaliseRequestPath } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
-import { fitAfter, isOffset, issueCursor, pageOf, readCursor, tokenCost } from "./paging.ts";
+import { isOffset, issueCursor, PageFitter, pageOf, readCursor, tokenCost } from "./paging.ts";
 import { ScopeStore } from "../resolver/store.ts";
 import { ModuleResolver } from "../resolver/modules.ts";
 import { Resolver } from "../resolver/resolve.ts";
@@ -176,18 +176,28 @@ export async function navigate(
   const page = pageOf(kept, { offset, limit, tokenBudget: params.token_budget });
   limitations.push(...page.limitations);
   const results = page.results;
-  // Candidates share the page: at most `limit`, within what the budget leaves after the results.
-  const candidates = fitAfter(answer.candidates, {
+  // Candidates share the first page: at most `limit`, within what the budget leaves after the
+  // results (later pages continue the results only).
+  const spent = results.reduce((sum, hit) => sum + tokenCost(hit), 0);
+  const budget = params.token_budget ?? null;
+  const fitter = new PageFitter({
     limit,
-    tokenBudget: params.token_budget,
-    spent: results.reduce((sum, hit) => sum + tokenCost(hit), 0),
+    tokenBudget: budget === null ? null : Math.max(0, budget - spent),
   });
-  if (candidates.cut) {
+  if (offset === 0) {
+    for (const candidate of answer.candidates) {
+      if (!fitter.fits(candidate)) break;
+      fitter.offer(candidate);
+    }
+  } else if (answer.candidates.length > 0) {
+    limitations.push("candidates are listed on the first page of this answer");
+  }
+  const listed = fitter.results;
+  const candidatesCut = offset === 0 && listed.length < answer.candidates.length;
+  if (candidatesCut) {
     limitations.push(
-      `${answer.candidates.length} candidate(s); the first ${candidates.kept.length} are listed ` +
-        (candidates.cut === "limit"
-          ? `(limit ${limit})`
-          : `(token_budget ${params.token_budget})`) +
+      `${answer.candidates.length} candidate(s); the first ${listed.length} are listed ` +
+        (listed.length >= limit ? `(limit ${limit})` : `(token_budget ${budget})`) +
         (definitions ? ": a qualified name, or 'path', narrows them" : ""),
     );
   }
@@ -199,7 +209,7 @@ export async function navigate(
       `the walk stopped at ${MAX_WALK_NODES} nodes: narrow 'paths', 'language' or 'depth' to see more`,
     );
   }
-  const truncated = next !== null || cut || candidates.cut !== null;
+  const truncated = next !== null || cut || candidatesCut;
   const nextCursor = next === null ? null : issueCursor(binding, next);
   answer.data.rows_read = store.rowsRead;
   // Every repository the answer came from or looked in, the answering siblings included.
@@ -230,7 +240,7 @@ export async function navigate(
     nextCursor,
     data: answer.data,
   });
-  if (candidates.kept.length > 0) built.candidates = candidates.kept;
+  if (listed.length > 0) built.candidates = listed;
   return built;
 }
 
@@ -365,16 +375,16 @@ function graphAnswer(
   }
   const unresolved = result.unresolved.filter((u) => !u.external);
   const external = result.unresolved.filter((u) => u.external);
-  for (const u of unresolved.slice(0, 5)) {
+  for (const u of unresolved.slice(0, NAMED_SITES)) {
     limitations.push(
       `${u.relation.kind} '${
         written(u.relation)
       }' at ${u.relation.repo}:${u.relation.path}:${u.relation.startLine} resolves to nothing: ${u.reason}`,
     );
   }
-  if (unresolved.length > 5) {
+  if (unresolved.length > NAMED_SITES) {
     limitations.push(
-      `${unresolved.length - 5} more uses resolve to nothing in scope (data.unresolved)`,
+      `${unresolved.length - NAMED_SITES} more uses resolve to nothing in scope (data.unresolved)`,
     );
   }
   if (external.length > 0) {
@@ -388,21 +398,21 @@ function graphAnswer(
       reason: u.reason,
     }));
   }
-  // Edges matched by name through a receiver of no evident type: the first five named, the rest
+  // Edges matched by name through a receiver of no evident type: the first ones named, the rest
   // counted (a walk through a hub reaches dozens, each otherwise a line of its own).
   const dispatched = result.reached.filter((entry) =>
     entry.edge.evidence === "unique_name" && entry.edge.relation.receiver
   );
-  for (const entry of dispatched.slice(0, 5)) {
+  for (const entry of dispatched.slice(0, NAMED_SITES)) {
     const r = entry.edge.relation;
     limitations.push(
       `dynamic dispatch at ${r.repo}:${r.path}:${r.startLine}: '${r.receiver}.${r.target}' has no statically evident receiver type; matched by name (approximate)`,
     );
   }
-  if (dispatched.length > 5) {
+  if (dispatched.length > NAMED_SITES) {
     limitations.push(
       `dynamic dispatch at ${
-        dispatched.length - 5
+        dispatched.length - NAMED_SITES
       } more sites: receivers of no statically evident type, matched by name (approximate)`,
     );
   }
@@ -429,6 +439,8 @@ function siteHit(edge: GraphEdge, store: ScopeStore): ResultHit {
   };
 }
 
+/** Sites a limitation names one by one before it counts the rest. */
+const NAMED_SITES = 5;
 /** Definitions a candidate lists (the rest are counted in `candidates_total`). */
 const DEFINITIONS_LISTED = 20;
 /** Further uses a candidate lists as `other_sites` (all are counted in `uses`). */

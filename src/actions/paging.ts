@@ -195,30 +195,6 @@ export function pageOf(
   };
 }
 
-/**
- * The leading `items` that fit whole within `limit` and what is left of a token budget once
- * `spent` tokens are used: a second list sharing a page (candidates after the results). `cut`
- * names what stopped the list before its end.
- */
-export function fitAfter<T>(
-  items: readonly T[],
-  options: { limit: number; tokenBudget?: number | null; spent: number },
-): { kept: T[]; cut: "limit" | "token_budget" | null } {
-  const budget = options.tokenBudget ?? null;
-  let used = options.spent;
-  const kept: T[] = [];
-  for (const item of items) {
-    if (kept.length >= options.limit) return { kept, cut: "limit" };
-    if (budget !== null) {
-      const cost = tokenCost(item);
-      if (used + cost > budget) return { kept, cut: "token_budget" };
-      used += cost;
-    }
-    kept.push(item);
-  }
-  return { kept, cut: null };
-}
-
 /** A hit with its snippet shortened (whole lines first, then characters) to fit `budget` tokens. */
 export function cutToFit(hit: ResultHit, budget: number): ResultHit {
   if (tokenCost(hit) <= budget) return hit;

@@ -13,13 +13,16 @@ interface Pattern {
 
 const PATTERNS: Partial<Record<Family, Pattern[]>> = {
   python: [
-    // The builtins called, not a method of that name defined (`def eval(cls, x)`) or called on
-    // an object (`expr.eval()`).
+    // The builtins called (`builtins.eval(s)` too), not a method of that name defined
+    // (`def eval(cls, x)`) or called on an object (`expr.eval()`).
     {
-      regex: /(?<!\bdef\s+|\.\s*)\b(getattr|setattr|hasattr|delattr)\s*\(/,
+      regex: /(?<!\bdef\s+|(?<!\bbuiltins)\.\s*)\b(getattr|setattr|hasattr|delattr)\s*\(/,
       what: "reflection ($1)",
     },
-    { regex: /(?<!\bdef\s+|\.\s*)\b(eval|exec|__import__)\s*\(/, what: "dynamic code ($1)" },
+    {
+      regex: /(?<!\bdef\s+|(?<!\bbuiltins)\.\s*)\b(eval|exec|__import__)\s*\(/,
+      what: "dynamic code ($1)",
+    },
     { regex: /\bimportlib\.import_module\s*\(/, what: "dynamic import (importlib.import_module)" },
     { regex: /\bdef\s+__getattr__\s*\(/, what: "dynamic attributes (__getattr__)" },
     { regex: /\b(Depends|Provide|inject)\s*\(|@inject\b/, what: "dependency injection" },
@@ -30,7 +33,8 @@ const PATTERNS: Partial<Record<Family, Pattern[]>> = {
   ],
   ecmascript: [
     {
-      regex: /(?<!\bfunction\s+|\.\s*)\beval\s*\(|\bnew\s+Function\s*\(/,
+      regex:
+        /(?<!\bfunction\s+|(?<!\b(?:globalThis|window))\.\s*)\beval\s*\(|\bnew\s+Function\s*\(/,
       what: "dynamic code (eval / new Function)",
     },
     { regex: /\bReflect\.\w+\s*\(|\bObject\.defineProperty\s*\(/, what: "reflection" },

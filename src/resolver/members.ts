@@ -96,9 +96,9 @@ function ownMember(
   }
   // `super().name` found in no base in scope: a base outside the scope holds it. (Never a
   // same-named method of an unrelated class: `super().__init__` in a subclass of a library's class
-  // is not any of the repository's hundreds of `__init__`s.)
-  if (options.root === "super") {
-    const outside = externalBase(scope, owner, options.name, 0);
+  // is not any of the repository's hundreds of `__init__`s.) Rust's `super::` is a module path.
+  if (options.root === "super" && !familyRules(owner.language).pathRoots.includes("super")) {
+    const outside = baseOutside(scope, owner);
     if (outside) {
       return {
         kind: "external",
@@ -112,56 +112,92 @@ function ownMember(
   return null;
 }
 
-/** What Python's `object` defines: `super().__init__()` in a class with no base means it. */
-const OBJECT_MEMBERS: ReadonlySet<string> = new Set(
-  ("__init__ __new__ __init_subclass__ __setattr__ __getattribute__ __delattr__ __repr__ " +
-    "__str__ __eq__ __ne__ __hash__ __format__ __reduce__ __reduce_ex__ __sizeof__ __dir__ " +
-    "__getstate__ __subclasshook__").split(" "),
-);
+/** Kinds of definition a base class may be written through (`Base = make_base()`). */
+const BASE_ALIAS_KINDS: ReadonlySet<string> = new Set(["variable", "constant", "type"]);
+
+/** A base outside the scope, as `super()` reaches it. */
+interface OutsideBase {
+  base: string;
+  module: string;
+  reason: string;
+}
 
 /**
- * Where `super().name` goes when no base in scope defines it: the first base of `owner` (or of
- * its bases in scope) that is outside the scope — imported from outside it, or defined nowhere
- * in it (a builtin, a star import) — or Python's `object` for a class with no base.
+ * The base of `owner` that lies outside the scope (imported from outside it, or a name no
+ * definition of the scope has: a builtin, a star import's), searched depth-first in declaration
+ * order through the bases in scope (none of which defines the member). Null whenever that is not
+ * certain: a base that is ambiguous, not a class (an alias, a class factory's parameter) or
+ * unresolved for another reason, a class whose header names bases the index did not record
+ * (`class C(with_metaclass(M, Base))`), or one with no base at all (in a mixin, `super()` goes on
+ * to whatever follows it in a subclass's MRO).
  */
-function externalBase(
+function baseOutside(scope: Scope, owner: SymbolRecord): OutsideBase | null {
+  const found = basesBeyond(scope, { owner, hops: 0 });
+  return typeof found === "object" ? found : null;
+}
+
+/**
+ * `baseOutside` for one class of the chain: the base outside, "inside" when every base of it
+ * is a class in scope (so far as its header shows), or "unknown".
+ */
+function basesBeyond(
   scope: Scope,
-  owner: SymbolRecord,
-  name: string,
-  hops: number,
-): { base: string; module: string; reason: string } | null {
-  if (hops > MAX_HOPS) return null;
-  const inScope: SymbolRecord[] = [];
-  let bases = 0;
-  for (const relation of scope.store.relationsFrom(owner)) {
-    if (relation.kind !== "inherits" && relation.kind !== "implements") continue;
-    bases++;
+  options: { owner: SymbolRecord; hops: number },
+): OutsideBase | "inside" | "unknown" {
+  const { owner, hops } = options;
+  if (hops > MAX_HOPS) return "unknown";
+  // Interfaces a Java or TypeScript class implements are not where `super.m()` goes.
+  const kinds = familyRules(owner.language).receivers === "python"
+    ? ["inherits", "implements"]
+    : ["inherits"];
+  const bases = scope.store.relationsFrom(owner).filter((r) => kinds.includes(r.kind));
+  if (bases.length < writtenBases(owner)) return "unknown";
+  if (bases.length === 0) return hops === 0 ? "unknown" : "inside";
+  for (const relation of bases) {
     const base = relation.receiver ? `${relation.receiver}.${relation.target}` : relation.target;
     const resolution = scope.resolve(relation);
     if (resolution.status === "external") {
       return { base, module: resolution.module, reason: resolution.reason };
     }
     if (resolution.status === "unresolved") {
-      return { base, module: base, reason: `it is defined nowhere in scope: ${resolution.reason}` };
+      // Outside the scope only when no class (or name a class could be bound to) of that name
+      // is defined in it.
+      const named = scope.store.symbolsNamed(scope.store.scopeOf(owner.repo), relation.target);
+      if (named.some((s) => CLASS_KINDS.has(s.kind) || BASE_ALIAS_KINDS.has(s.kind))) {
+        return "unknown";
+      }
+      return { base, module: base, reason: `no definition of '${relation.target}' in scope` };
     }
-    if (resolution.status === "resolved" && resolution.symbol.id !== owner.id) {
-      inScope.push(resolution.symbol);
-    }
+    if (
+      resolution.status !== "resolved" || !CLASS_KINDS.has(resolution.symbol.kind) ||
+      resolution.symbol.id === owner.id
+    ) return "unknown";
+    const beyond = basesBeyond(scope, { owner: resolution.symbol, hops: hops + 1 });
+    if (beyond !== "inside") return beyond;
   }
-  if (
-    bases === 0 && familyRules(owner.language).receivers === "python" && OBJECT_MEMBERS.has(name)
-  ) {
-    return {
-      base: "object",
-      module: "builtins",
-      reason: "a class with no base derives from object",
-    };
+  return "inside";
+}
+
+/**
+ * How many positional bases a class header writes (`class C(A, B, metaclass=M):` has two), or 0
+ * when its signature does not show them; keyword arguments are not bases.
+ */
+function writtenBases(owner: SymbolRecord): number {
+  const header = /^\s*class\s+[\w$]+\s*\((.*)\)\s*:?\s*$/s.exec(owner.signature ?? "");
+  if (!header) return 0;
+  let depth = 0;
+  let part = "";
+  const parts: string[] = [];
+  for (const char of header[1]) {
+    if (char === "(" || char === "[" || char === "{") depth++;
+    else if (char === ")" || char === "]" || char === "}") depth--;
+    if (char === "," && depth === 0) {
+      parts.push(part);
+      part = "";
+    } else part += char;
   }
-  for (const base of inScope) {
-    const found = externalBase(scope, base, name, hops + 1);
-    if (found) return found;
-  }
-  return null;
+  parts.push(part);
+  return parts.filter((p) => p.trim() !== "" && !/^\s*\*{0,2}[\w$]+\s*=/.test(p)).length;
 }
 
 /**
