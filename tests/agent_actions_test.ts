@@ -114,6 +114,81 @@ Deno.test("map role onboarding: entry points, then core modules, then utilities,
   });
 });
 
+Deno.test("map: ranks kept between requests answer as a fresh workspace does, and move with a refresh", async () => {
+  const root = agentRepository();
+  const cache = tempCache();
+  const append = (path: string, text: string) =>
+    Deno.writeTextFileSync(join(root, path), Deno.readTextFileSync(join(root, path)) + text);
+  // Uncommitted changes with no focus text personalise the ranks over the very same edges as
+  // an unfocused map; a focus text weighs its names' edges (edges of their own).
+  const asks: Record<string, unknown>[] = [
+    { uncommitted: false },
+    {},
+    { uncommitted: false, focus: "split_pairs" },
+    { role: "onboarding", uncommitted: false, token_budget: 4000 },
+    { role: "onboarding", token_budget: 4000 },
+    { uncommitted: false, token_budget: 4000 },
+    { token_budget: 4000 },
+  ];
+  /** Each ask answered by a workspace that answered nothing before (nothing kept). */
+  const fresh = async () => {
+    const answers: unknown[] = [];
+    for (const params of asks) {
+      answers.push(
+        await withWorkspace(root, async (_w, run) => {
+          await run("refresh");
+          return withoutTrace(await run("map", params));
+        }, cache),
+      );
+    }
+    return answers;
+  };
+  await withWorkspace(root, async (_workspace, run) => {
+    const askAll = async (expected: unknown[]) => {
+      // Twice over, plain and personalised in turn: what one request keeps never leaks into another.
+      for (let round = 0; round < 2; round++) {
+        for (const [i, params] of asks.entries()) {
+          assert.deepEqual(
+            withoutTrace(await run("map", params)),
+            expected[i],
+            JSON.stringify(params),
+          );
+        }
+      }
+    };
+    append(
+      "pkg/retry.py",
+      "\n\ndef backoff_twice(call):\n    return retry_with_backoff(call, 2)\n",
+    );
+    await run("refresh");
+    const before = await fresh();
+    assert.notDeepEqual(before[1], before[0], "the changed file personalises the ranks");
+    await askAll(before);
+    // A new definition used from another file: the next generation's map lists it.
+    append("pkg/util.py", "\n\ndef fresh_helper():\n    return 2\n");
+    append(
+      "pkg/cli.py",
+      "\n\nfrom .util import fresh_helper\n\n\ndef extra():\n    return fresh_helper()\n",
+    );
+    await run("refresh");
+    const after = await fresh();
+    assert.ok(!JSON.stringify(before[5]).includes("fresh_helper"));
+    assert.ok(JSON.stringify(after[5]).includes("fresh_helper"));
+    await askAll(after);
+  });
+});
+
+/** An answer without what differs between runs (trace id, timings). */
+function withoutTrace(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTrace);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => key !== "trace_id" && !/(^|_)ms$|^timings?$|elapsed/.test(key))
+      .map(([key, item]) => [key, withoutTrace(item)]),
+  );
+}
+
 Deno.test("map: a budget too small for one file returns it cut and a cursor that moves on", async () => {
   await indexed(agentRepository(), async (_workspace, run) => {
     const whole = await run("map", { uncommitted: false, token_budget: 100_000 });

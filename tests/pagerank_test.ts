@@ -1,6 +1,6 @@
 /** PageRank and the context pack's order and scores: pure functions, exact expectations. */
 import assert from "node:assert/strict";
-import { edgeFlows, pageRank, type WeightedEdge } from "../src/engine/pagerank.ts";
+import { edgeFlow, outWeights, pageRank, type WeightedEdge } from "../src/engine/pagerank.ts";
 import { definitionScore, packOrder } from "../src/engine/pack.ts";
 import { definitionExtent } from "../src/engine/extent.ts";
 
@@ -63,10 +63,16 @@ Deno.test("edge flows: a node's rank leaves along its edges in proportion to the
     weight: 1,
   }];
   const ranks = [0.5, 0.3, 0.2];
-  const flows = edgeFlows(ranks, edges);
+  const outWeight = outWeights(ranks.length, edges);
+  const flows = edges.map((edge) => edgeFlow(ranks, outWeight, edge));
   close(flows[0], 0.375, "0→1");
   close(flows[1], 0.125, "0→2");
   close(flows[2], 0.3, "1→0");
+  // A self-loop passes nothing along, and counts in no out-weight.
+  const looped = [...edges, { from: 1, to: 1, weight: 5 }];
+  const loopedWeight = outWeights(ranks.length, looped);
+  assert.equal(edgeFlow(ranks, loopedWeight, looped[3]), 0);
+  close(edgeFlow(ranks, loopedWeight, looped[2]), 0.3, "1→0 beside a self-loop");
 });
 
 Deno.test("pack order: leading bodies within the share, their neighbours, then the rest", () => {

@@ -9,7 +9,13 @@
  * tokens) and paged like every other answer.
  */
 import { analyzeQuery, pathMatchesMention } from "../engine/query.ts";
-import { edgeFlows, pageRank } from "../engine/pagerank.ts";
+import {
+  edgeFlow,
+  type LinkMatrix,
+  linkMatrix,
+  outWeights,
+  rankLinks,
+} from "../engine/pagerank.ts";
 import type { MethodParams } from "../protocol/methods.ts";
 import type { Envelope, MapData, MapHit } from "../protocol/types.ts";
 import type { StoredSymbol } from "../store/reader.ts";
@@ -102,13 +108,9 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
   for (const [node, weight] of focus.weights) personalization[node] = weight;
   // An onboarding path is about the code itself: uses written in tests, docs and vendored
   // code do not vote.
-  const edges = role === "onboarding"
-    ? graph.edges.filter((edge) => isCode(graph.files[edge.from]))
-    : graph.edges;
-  const { ranks } = pageRank(graph.files.length, edges, {
-    damping: focused ? DAMPING.focused : DAMPING.plain,
-    personalization: focused ? personalization : null,
-  });
+  const edges = role === "onboarding" ? derivedOf(graph.edges).code(graph.files) : graph.edges;
+  const derived = derivedOf(edges);
+  const ranks = derived.ranks(graph.files.length, focused ? personalization : null);
   const shown = (node: number) => {
     const file = graph.files[node];
     return scope.matchesPaths(file.path) && scope.matchesLanguage(file.language);
@@ -132,23 +134,16 @@ export async function map(scope: RequestScope, params: MapParams): Promise<Envel
       .map((node) => ({ node }));
   }
 
-  // The rank that flows into each definition name of the files this page may show.
-  const window = new Uint8Array(graph.files.length);
-  for (const entry of ordered.slice(offset, offset + limit)) window[entry.node] = 1;
-  const flows = edgeFlows(ranks, edges);
-  const definitionRank = new Map<number, Map<string, number>>();
-  edges.forEach((edge, i) => {
-    if (!edge.name || window[edge.to] === 0) return;
-    let names = definitionRank.get(edge.to);
-    if (!names) definitionRank.set(edge.to, names = new Map());
-    names.set(edge.name, (names.get(edge.name) ?? 0) + flows[i]);
-  });
-
   const maxRank = ordered.length > 0 ? Math.max(...ordered.map(({ node }) => score[node])) : 1;
   const hitOf = (entry: (typeof ordered)[number], position: number): MapHit => {
     const file = graph.files[entry.node];
     const count = position < DEFINITIONS.topFiles ? DEFINITIONS.top : DEFINITIONS.rest;
-    const definitions = keyDefinitions(file, definitionRank.get(entry.node), mentioned, count);
+    const definitions = keyDefinitions(
+      file,
+      derived.definitionRank(entry.node, ranks),
+      mentioned,
+      count,
+    );
     return {
       repo: file.repo,
       path: file.path,
@@ -270,6 +265,89 @@ async function focusOf(
   focus.files = [...weights].sort((a, b) => b[1] - a[1]).slice(0, 20)
     .map(([node]) => `${graph.files[node].repo}:${graph.files[node].path}`);
   return focus;
+}
+
+/** Edge indices into each node, as compressed rows in edge order. */
+interface Incoming {
+  start: Int32Array;
+  edges: Int32Array;
+}
+
+/**
+ * What a map derives from a graph's edges alone, kept as long as the edges
+ * array lives. A repository's graph is memoized per generation, so an unfocused
+ * map of it ranks once per generation, and one personalised only by changed
+ * files reuses its matrix (a focus text weighs its names' edges: new edges).
+ */
+class EdgeDerived {
+  #edges: readonly NamedEdge[];
+  #links?: { matrix: LinkMatrix; incoming: Incoming; outWeight: Float64Array };
+  #plain?: Float64Array;
+  #plainNames?: Map<number, Map<string, number> | undefined>;
+  #code?: readonly NamedEdge[];
+
+  constructor(edges: readonly NamedEdge[]) {
+    this.#edges = edges;
+  }
+
+  links(nodeCount: number): { matrix: LinkMatrix; incoming: Incoming; outWeight: Float64Array } {
+    if (this.#links?.matrix.nodeCount === nodeCount) return this.#links;
+    const edges = this.#edges;
+    const start = new Int32Array(nodeCount + 1);
+    for (const edge of edges) start[edge.to + 1]++;
+    for (let i = 0; i < nodeCount; i++) start[i + 1] += start[i];
+    const fill = start.slice(0, nodeCount);
+    const into = new Int32Array(edges.length);
+    edges.forEach((edge, i) => into[fill[edge.to]++] = i);
+    return this.#links = {
+      matrix: linkMatrix(nodeCount, edges),
+      incoming: { start, edges: into },
+      outWeight: outWeights(nodeCount, edges),
+    };
+  }
+
+  /** The ranks, personalised or not (unpersonalised ones are kept). */
+  ranks(nodeCount: number, personalization: Float64Array | null): Float64Array {
+    if (!personalization && this.#plain?.length === nodeCount) return this.#plain;
+    const { ranks } = rankLinks(this.links(nodeCount).matrix, {
+      damping: personalization ? DAMPING.focused : DAMPING.plain,
+      personalization,
+    });
+    if (!personalization) [this.#plain, this.#plainNames] = [ranks, undefined];
+    return ranks;
+  }
+
+  /**
+   * The rank that flows into each definition name of `node` from the edges into
+   * it (kept for the unpersonalised ranks this keeps).
+   */
+  definitionRank(node: number, ranks: Float64Array): Map<string, number> | undefined {
+    const kept = ranks === this.#plain ? this.#plainNames ??= new Map() : null;
+    if (kept?.has(node)) return kept.get(node);
+    const { incoming, outWeight } = this.links(ranks.length);
+    let names: Map<string, number> | undefined;
+    for (let at = incoming.start[node]; at < incoming.start[node + 1]; at++) {
+      const edge = this.#edges[incoming.edges[at]];
+      if (!edge.name) continue;
+      names ??= new Map();
+      names.set(edge.name, (names.get(edge.name) ?? 0) + edgeFlow(ranks, outWeight, edge));
+    }
+    kept?.set(node, names);
+    return names;
+  }
+
+  /** The edges out of code files (an onboarding path leaves tests, docs and vendored code out). */
+  code(files: readonly GraphFile[]): readonly NamedEdge[] {
+    return this.#code ??= this.#edges.filter((edge) => isCode(files[edge.from]));
+  }
+}
+
+const derivedByEdges = new WeakMap<readonly NamedEdge[], EdgeDerived>();
+
+function derivedOf(edges: readonly NamedEdge[]): EdgeDerived {
+  let derived = derivedByEdges.get(edges);
+  if (!derived) derivedByEdges.set(edges, derived = new EdgeDerived(edges));
+  return derived;
 }
 
 /** Per file, how many other files use it and how many it uses. */

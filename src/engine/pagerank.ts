@@ -31,18 +31,21 @@ export interface PageRankResult {
   converged: boolean;
 }
 
-/** PageRank of `nodeCount` nodes over `edges` (self-loops and non-positive weights ignored). */
-export function pageRank(
-  nodeCount: number,
-  edges: readonly WeightedEdge[],
-  options: PageRankOptions = {},
-): PageRankResult {
-  const damping = options.damping ?? 0.85;
-  const tolerance = options.tolerance ?? 1e-8;
-  const maxIterations = options.maxIterations ?? 100;
-  if (nodeCount === 0) return { ranks: new Float64Array(0), iterations: 0, converged: true };
-  const jump = jumpVector(nodeCount, options.personalization ?? null);
-  // Compressed rows of the out-edges, each weight normalised by its source's total.
+/**
+ * The out-edges of a graph as compressed rows, each weight normalised by its
+ * source's total (self-loops and non-positive weights left out). Build it once
+ * per graph and rank it under as many options as needed.
+ */
+export interface LinkMatrix {
+  nodeCount: number;
+  /** Node i's out-edges are `targets` / `shares` from `start[i]` to `start[i + 1]`. */
+  start: Int32Array;
+  targets: Int32Array;
+  shares: Float64Array;
+}
+
+/** The link matrix of `nodeCount` nodes over `edges`. */
+export function linkMatrix(nodeCount: number, edges: readonly WeightedEdge[]): LinkMatrix {
   const outWeight = new Float64Array(nodeCount);
   const kept = edges.filter((e) =>
     e.from !== e.to && e.weight > 0 && e.from >= 0 && e.to >= 0 && e.from < nodeCount &&
@@ -60,6 +63,26 @@ export function pageRank(
     targets[at] = edge.to;
     shares[at] = edge.weight / outWeight[edge.from];
   }
+  return { nodeCount, start, targets, shares };
+}
+
+/** PageRank of `nodeCount` nodes over `edges` (self-loops and non-positive weights ignored). */
+export function pageRank(
+  nodeCount: number,
+  edges: readonly WeightedEdge[],
+  options: PageRankOptions = {},
+): PageRankResult {
+  return rankLinks(linkMatrix(nodeCount, edges), options);
+}
+
+/** PageRank over a link matrix built before. */
+export function rankLinks(links: LinkMatrix, options: PageRankOptions = {}): PageRankResult {
+  const { nodeCount, start, targets, shares } = links;
+  const damping = options.damping ?? 0.85;
+  const tolerance = options.tolerance ?? 1e-8;
+  const maxIterations = options.maxIterations ?? 100;
+  if (nodeCount === 0) return { ranks: new Float64Array(0), iterations: 0, converged: true };
+  const jump = jumpVector(nodeCount, options.personalization ?? null);
   let ranks = Float64Array.from(jump);
   let next = new Float64Array(nodeCount);
   let iterations = 0;
@@ -97,18 +120,25 @@ export function pageRank(
 /**
  * How much rank each edge carries at the fixed point: its source's rank times
  * its share of the source's out-weight (Aider ranks definitions by the rank
- * that flows into them this way).
+ * that flows into them this way). `outWeight` is `outWeights` of the same edges.
  */
-export function edgeFlows(ranks: ArrayLike<number>, edges: readonly WeightedEdge[]): Float64Array {
-  const outWeight = new Float64Array(ranks.length);
-  const counts = (edge: WeightedEdge) =>
-    edge.from !== edge.to && edge.weight > 0 && edge.from >= 0 && edge.from < ranks.length;
-  for (const edge of edges) if (counts(edge)) outWeight[edge.from] += edge.weight;
-  const flows = new Float64Array(edges.length);
-  edges.forEach((edge, i) => {
-    if (counts(edge)) flows[i] = ranks[edge.from] * edge.weight / outWeight[edge.from];
-  });
-  return flows;
+export function edgeFlow(
+  ranks: ArrayLike<number>,
+  outWeight: ArrayLike<number>,
+  edge: WeightedEdge,
+): number {
+  return passesRank(edge, ranks.length) ? ranks[edge.from] * edge.weight / outWeight[edge.from] : 0;
+}
+
+/** Each node's total out-weight over the edges that pass rank along (the shares' denominators). */
+export function outWeights(nodeCount: number, edges: readonly WeightedEdge[]): Float64Array {
+  const outWeight = new Float64Array(nodeCount);
+  for (const edge of edges) if (passesRank(edge, nodeCount)) outWeight[edge.from] += edge.weight;
+  return outWeight;
+}
+
+function passesRank(edge: WeightedEdge, nodeCount: number): boolean {
+  return edge.from !== edge.to && edge.weight > 0 && edge.from >= 0 && edge.from < nodeCount;
 }
 
 /** The personalisation vector normalised to sum 1; uniform when absent or all zero. */
