@@ -11,7 +11,7 @@ import { WireError } from "../src/protocol/errors.ts";
 import type { Envelope } from "../src/protocol/types.ts";
 import type { AccessContext } from "../src/workspace/scope.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
-import { tempCache, withWorkspace } from "./_helpers.ts";
+import { fixtureRepository, tempCache, withWorkspace } from "./_helpers.ts";
 import { agentRepository, BODY_MARKER, lineOf, SECRET_MARKER } from "./_agent_fixture.ts";
 
 /** `withWorkspace` on a repository indexed first. */
@@ -176,6 +176,59 @@ Deno.test("map: ranks kept between requests answer as a fresh workspace does, an
     assert.ok(JSON.stringify(after[5]).includes("fresh_helper"));
     await askAll(after);
   });
+});
+
+Deno.test("map over two repositories: kept while both generations hold, never for a path-limited caller", async () => {
+  const demo = agentRepository();
+  const other = fixtureRepository({
+    "tool/main.py": "from tool.helpers import shout\n\n\ndef run():\n    return shout('hi')\n",
+    "tool/helpers.py": "def shout(text):\n    return text.upper()\n",
+  });
+  const directory = Deno.makeTempDirSync({ prefix: "sextant-two-repos-" });
+  Deno.writeTextFileSync(
+    join(directory, "sextant.yml"),
+    `repositories:\n  - name: demo\n    path: ${demo}\n  - name: other\n    path: ${other}\n`,
+  );
+  const cache = tempCache();
+  const limited: AccessContext = {
+    allowPath: (repo, path) => !(repo === "demo" && path.startsWith("pkg/secret/")),
+    pathRestricted: (repo) => repo === "demo",
+  };
+  const params = { uncommitted: false, token_budget: 100_000 };
+  /** The map a workspace that answered nothing before gives. */
+  const fresh = (access?: AccessContext) =>
+    withWorkspace(directory, async (workspace, run) => {
+      await run("refresh");
+      return withoutTrace(await runAction(workspace, "map", params, access));
+    }, cache);
+  await withWorkspace(directory, async (workspace, run) => {
+    await run("refresh");
+    const whole = await fresh();
+    const hidden = await fresh(limited);
+    assert.equal((whole as any).data.graph.files, 11);
+    assert.equal((hidden as any).data.graph.files, 10, "the hidden file is not a node");
+    for (let round = 0; round < 2; round++) {
+      assert.deepEqual(withoutTrace(await run("map", params)), whole);
+      const seen = withoutTrace(await runAction(workspace, "map", params, limited));
+      assert.deepEqual(seen, hidden);
+      assert.ok(!JSON.stringify(seen).includes("secret"));
+    }
+    // One repository's next generation: the map over both follows it.
+    Deno.writeTextFileSync(
+      join(other, "tool/helpers.py"),
+      "def shout(text):\n    return text.upper()\n\n\ndef whisper_twice(text):\n    return text\n",
+    );
+    Deno.writeTextFileSync(
+      join(other, "tool/main.py"),
+      "from tool.helpers import shout, whisper_twice\n\n\ndef run():\n" +
+        "    return shout(whisper_twice('hi'))\n",
+    );
+    await run("refresh");
+    const moved = await fresh();
+    assert.ok(!JSON.stringify(whole).includes("whisper_twice"));
+    assert.ok(JSON.stringify(moved).includes("whisper_twice"));
+    assert.deepEqual(withoutTrace(await run("map", params)), moved);
+  }, cache);
 });
 
 /** An answer without what differs between runs (trace id, timings). */

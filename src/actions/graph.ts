@@ -5,7 +5,8 @@
  * One generation's graph is built once and memoized on the target's reader:
  * its files, the definers of every name, and every use already bound to the
  * files it may mean. A caller who may see every file of the repository gets
- * that graph as it is; for a caller with hidden paths the edges are rebuilt
+ * that graph as it is (several such repositories: their graphs joined once and
+ * kept while each is its generation's); for a caller with hidden paths the edges are rebuilt
  * from the same uses over the visible files only, so a hidden file is never a
  * node, never a definer that splits an edge, and never counted (binding a use
  * is decided per definer file, so dropping hidden definers afterwards gives
@@ -132,6 +133,26 @@ export function buildFileGraph(
   repos: readonly Repository[],
   options: GraphOptions = {},
 ): FileGraph {
+  const mentioned = options.mentioned ?? new Set<string>();
+  const graph = unweightedGraph(scope, repos);
+  if (mentioned.size === 0) return graph;
+  // Uses of a name the focus mentions weigh more: edges of this request's own.
+  const edges = graph.edges.map((edge) =>
+    mentioned.has(edge.name) ? { ...edge, weight: edge.weight * MENTIONED } : edge
+  );
+  return { ...graph, edges };
+}
+
+/** Graphs of several whole repositories, kept per first repository while every part is current. */
+const combinedGraphs = new WeakMap<
+  RepositoryGraph,
+  { parts: RepositoryGraph[]; graph: FileGraph }[]
+>();
+/** Combinations of repositories kept per first repository. */
+const COMBINATIONS_KEPT = 4;
+
+/** The graph before any focus weighs it: memoized wherever the caller sees every file. */
+function unweightedGraph(scope: RequestScope, repos: readonly Repository[]): FileGraph {
   const graph: FileGraph = {
     files: [],
     index: new Map(),
@@ -139,29 +160,32 @@ export function buildFileGraph(
     definers: new Map(),
     problems: [],
   };
-  const mentioned = options.mentioned ?? new Set<string>();
+  const parts: { repo: Repository; whole: RepositoryGraph }[] = [];
   for (const repo of repos) {
     scope.throwIfCancelled();
     const answer = scope.workspace.withReader(repo, (reader) => repositoryGraph(reader, repo.name));
-    if (answer.problem) {
-      graph.problems.push({ repo: repo.name, problem: answer.problem });
-      continue;
-    }
-    const whole = answer.value;
-    const restricted = scope.pathRestricted(repo.name);
-    if (repos.length === 1 && !restricted) {
-      // One repository seen whole: its memoized graph as it is (edges copied only to boost).
-      graph.files = whole.files;
-      graph.index = whole.index;
-      graph.definers = whole.keyedDefiners;
-      graph.edges = mentioned.size === 0
-        ? whole.edges
-        : whole.edges.map((edge) =>
-          mentioned.has(edge.name) ? { ...edge, weight: edge.weight * MENTIONED } : edge
-        );
-      continue;
-    }
-    const visible = restricted
+    if (answer.problem) graph.problems.push({ repo: repo.name, problem: answer.problem });
+    else parts.push({ repo, whole: answer.value });
+  }
+  const whole = graph.problems.length === 0 && !repos.some((r) => scope.pathRestricted(r.name));
+  if (whole && parts.length === 1) {
+    // One repository seen whole: its memoized graph as it is.
+    const [{ whole: part }] = parts;
+    return {
+      ...graph,
+      files: part.files,
+      index: part.index,
+      definers: part.keyedDefiners,
+      edges: part.edges,
+    };
+  }
+  const kept = whole && parts.length > 0 ? combinedGraphs.get(parts[0].whole) ?? [] : null;
+  const same = kept?.find((entry) =>
+    entry.parts.length === parts.length && entry.parts.every((part, i) => part === parts[i].whole)
+  );
+  if (same) return same.graph;
+  for (const { repo, whole } of parts) {
+    const visible = scope.pathRestricted(repo.name)
       ? whole.files.map((file) => scope.allowPath(repo.name, file.path))
       : null;
     // Nodes renumbered past the repositories before, hidden files left out.
@@ -183,10 +207,15 @@ export function buildFileGraph(
       graph.edges.push({
         from: renumber[edge.from],
         to: renumber[edge.to],
-        weight: mentioned.has(edge.name) ? edge.weight * MENTIONED : edge.weight,
+        weight: edge.weight,
         name: edge.name,
       });
     }
+  }
+  if (kept) {
+    kept.unshift({ parts: parts.map(({ whole }) => whole), graph });
+    kept.length = Math.min(kept.length, COMBINATIONS_KEPT);
+    combinedGraphs.set(parts[0].whole, kept);
   }
   return graph;
 }
