@@ -4,6 +4,7 @@
  * definitions is meant).
  */
 import { posix } from "node:path";
+import { familyRules } from "./families.ts";
 import type { ModuleResolver } from "./modules.ts";
 import type { ScopeStore } from "./store.ts";
 import {
@@ -127,6 +128,21 @@ export function isTopLevel(store: ScopeStore, symbol: SymbolRecord): boolean {
     if (node && node.kind !== "namespace") return false;
   }
   return true;
+}
+
+/**
+ * True when only uses written in a definition's own file can be resolved to it: it is nested
+ * in a function's body (not a method, not a class member), in a family whose methods are not
+ * found beside their type. Every way the resolver binds a use in another file — imports,
+ * package ownership, a guess by name, a member of a class — ends at a top-level definition
+ * or a class's member; only the lexical scope, locals and same-file guesses reach a nested
+ * one, and those read the use's own file.
+ */
+export function fileLocal(store: ScopeStore, symbol: SymbolRecord): boolean {
+  if (!symbol.parentId || symbol.kind === "method") return false;
+  if (familyRules(symbol.language).methodsBesideType !== null) return false;
+  const parent = store.symbolById(symbol.repo, symbol.parentId);
+  return parent !== null && (parent.kind === "function" || parent.kind === "method");
 }
 
 /** The top-level definitions (namespace members included) named `name` in some files. */

@@ -5,6 +5,7 @@
  * the edges that resolve to the node. Ambiguous edges stop their branch and
  * come back as candidates; every node is visited once, so cycles end.
  */
+import { fileLocal } from "./binding.ts";
 import type { Resolver } from "./resolve.ts";
 import {
   confidenceOf,
@@ -113,7 +114,10 @@ export function inbound(
     : null;
   // A use of the member a method overrides or implements may dispatch to it (approximate).
   const overridden = resolver.overridden(node);
+  // A function's nested definition is resolved only from its own file: no other use is tried.
+  const onlyIn = fileLocal(store, node) ? node.path : null;
   for (const repo of repos) {
+    if (onlyIn !== null && repo !== node.repo) continue;
     const names = new Set([node.name]);
     // Classes whose construction runs this constructor: the owner, and its subclasses that
     // declare no constructor of their own (`new Sub()` runs the inherited one).
@@ -145,6 +149,7 @@ export function inbound(
     }
     for (const relation of store.relationsTargeting(repo, [...names])) {
       if (kinds && !kinds.has(relation.kind)) continue;
+      if (onlyIn !== null && relation.path !== onlyIn) continue;
       const resolution = resolver.resolve(relation);
       const from = relation.fromSymbol
         ? store.symbolById(relation.repo, relation.fromSymbol) ?? fileNode(relation)
