@@ -203,6 +203,7 @@ async function planRefresh(options: {
     repositoryManifests(root, inventory.files.map((file) => file.path)),
   );
   const packageRoots = new Map<string, ModuleRoot>();
+  const keyOfIdentity = new Map<string, string>();
   const planInput = inventory.files.map((file) => {
     const language = languageForPath(table, file.path, settings.languages);
     languages.set(file.path, language);
@@ -211,11 +212,12 @@ async function planRefresh(options: {
     const rootKey = packageRoot
       ? `${packageRoot.dir}|${packageRoot.name}|${packageRoot.exported ?? ""}`
       : "";
-    const key = sha256Hex(
-      `${settings.hash}|${
-        parserIdentity(table, language)
-      }|${language}|${PIPELINE_VERSION}|${rootKey}`,
-    ).slice(0, 12);
+    // Files of one language and package root share their key: hashed once.
+    const identity = `${settings.hash}|${
+      parserIdentity(table, language)
+    }|${language}|${PIPELINE_VERSION}|${rootKey}`;
+    let key = keyOfIdentity.get(identity);
+    if (key === undefined) keyOfIdentity.set(identity, key = sha256Hex(identity).slice(0, 12));
     fingerprintKeys.set(file.path, key);
     return { ...file, fingerprintKey: key };
   });
