@@ -1,7 +1,8 @@
 /**
  * The few git commands reconciliation needs. Repository configuration that
- * could run a program (fsmonitor, external diff, textconv) is switched off:
- * nothing in an indexed repository is ever executed.
+ * could run a program (fsmonitor, external diff, textconv, and for commands that
+ * read the working tree, filter drivers) is switched off: nothing in an indexed
+ * repository is ever executed.
  */
 
 const SAFE_CONFIG = [
@@ -27,6 +28,33 @@ export async function runGit(root: string, args: string[]): Promise<Uint8Array |
   } catch {
     return null;
   }
+}
+
+/**
+ * Runs git on a command that reads working-tree content (`git diff HEAD`): with every
+ * filter driver the configuration names emptied as well. git runs a file's clean filter
+ * (`filter.<driver>.clean`, or its long-running `process`) when it compares content whose
+ * stat data changed, and a repository's own `.git/config` may name any program there.
+ */
+export async function runGitOnWorkTree(root: string, args: string[]): Promise<Uint8Array | null> {
+  return await runGit(root, [...await filtersOff(root), ...args]);
+}
+
+/** `-c` overrides that empty every configured filter driver (none without git or filters). */
+async function filtersOff(root: string): Promise<string[]> {
+  const out = await runGit(root, ["config", "--null", "--name-only", "--get-regexp", "^filter\\."]);
+  if (out === null) return [];
+  const drivers = new Set<string>();
+  for (const key of new TextDecoder().decode(out).split("\0")) {
+    // `filter.<driver>.<key>`: the driver's name may hold dots, the key is the last part.
+    const driver = /^filter\.(.+)\.[^.]+$/s.exec(key)?.[1];
+    if (driver) drivers.add(driver);
+  }
+  return [...drivers].flatMap((driver) =>
+    ["clean=", "smudge=", "process=", "required=false"].flatMap((
+      setting,
+    ) => ["-c", `filter.${driver}.${setting}`])
+  );
 }
 
 /** True when `root` is inside a git work tree and git is installed. */

@@ -1,9 +1,9 @@
 /**
  * Lines changed in a working tree against HEAD (`git diff --unified=0`), plus
- * untracked files. git runs with fsmonitor, external diff and textconv off:
- * nothing in the repository is executed.
+ * untracked files. git runs with fsmonitor, external diff, textconv and filter
+ * drivers off: nothing in the repository is executed.
  */
-import { runGit } from "../indexer/git.ts";
+import { runGit, runGitOnWorkTree } from "../indexer/git.ts";
 
 /** Changed line ranges (1-based, inclusive, new side) per path; `whole` for added files. */
 export interface ChangedFile {
@@ -13,8 +13,12 @@ export interface ChangedFile {
   deleted: boolean;
 }
 
-async function git(root: string, args: string[]): Promise<string | null> {
-  const out = await runGit(root, args);
+async function git(
+  root: string,
+  args: string[],
+  run: (root: string, args: string[]) => Promise<Uint8Array | null> = runGit,
+): Promise<string | null> {
+  const out = await run(root, args);
   return out === null ? null : new TextDecoder().decode(out);
 }
 
@@ -28,7 +32,7 @@ export async function uncommittedChanges(root: string): Promise<ChangedFile[] | 
     "--unified=0",
     "--relative",
     "HEAD",
-  ]);
+  ], runGitOnWorkTree);
   if (diff === null) return null;
   const files = parseUnifiedDiff(diff);
   const untracked = await git(root, ["ls-files", "--others", "--exclude-standard", "-z"]);

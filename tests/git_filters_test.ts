@@ -1,0 +1,54 @@
+/**
+ * git reads the working tree for `map`'s changed files and `impact` with `diff`: a file whose
+ * stat data changed is run through its clean filter when git compares it. The filter drivers a
+ * repository's own `.git/config` names are switched off, so none of them ever runs (SPEC:
+ * nothing in an indexed repository is ever executed), and the changes are still seen.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fixtureRepository, withWorkspace } from "./_helpers.ts";
+
+function git(root: string, ...args: string[]): void {
+  const out = new Deno.Command("git", { args, cwd: root, stdout: "null", stderr: "null" })
+    .outputSync();
+  assert.ok(out.success, `git ${args.join(" ")}`);
+}
+
+Deno.test("git never runs a repository's filter drivers, and changed files are still seen", async () => {
+  const root = fixtureRepository({
+    ".gitattributes": "*.py filter=evil\n",
+    "app.py": "def main():\n    return helper()\n\n\ndef helper():\n    return 1\n",
+  });
+  const markers = Deno.makeTempDirSync({ prefix: "sextant-filter-marker-" });
+  const ran = (name: string) => join(markers, name);
+  git(root, "config", "filter.evil.clean", `sh -c 'touch ${ran("clean")}; cat'`);
+  git(root, "config", "filter.evil.smudge", `sh -c 'touch ${ran("smudge")}; cat'`);
+  git(root, "config", "filter.evil.process", `sh -c 'touch ${ran("process")}'`);
+  git(root, "config", "filter.evil.required", "true");
+  // A dotted driver name, as configuration allows.
+  git(root, "config", "filter.evil.v2.clean", `sh -c 'touch ${ran("dotted")}; cat'`);
+  Deno.writeTextFileSync(join(root, ".gitattributes"), "*.py filter=evil.v2\n*.txt filter=evil\n");
+  Deno.writeTextFileSync(join(root, "notes.txt"), "untracked\n");
+  Deno.writeTextFileSync(
+    join(root, "app.py"),
+    "def main():\n    return helper()\n\n\ndef helper():\n    return 2\n",
+  );
+  await withWorkspace(root, async (_workspace, run) => {
+    await run("refresh");
+    const map = await run("map", {});
+    assert.ok(
+      (map.data as { focus: { changed: string[] } }).focus.changed.some((f) =>
+        f.endsWith(":app.py")
+      ),
+      JSON.stringify(map.data),
+    );
+    const impact = await run("impact", { diff: true });
+    assert.ok(
+      JSON.stringify(impact).includes("main"),
+      `the changed helper's caller: ${JSON.stringify(impact.results)}`,
+    );
+  });
+  assert.deepEqual([...Deno.readDirSync(markers)].map((e) => e.name), [], "a filter ran");
+  assert.ok(!existsSync(ran("clean")));
+});
