@@ -1,7 +1,8 @@
 /** PageRank and the context pack's order and scores: pure functions, exact expectations. */
 import assert from "node:assert/strict";
 import { edgeFlow, outWeights, pageRank, type WeightedEdge } from "../src/engine/pagerank.ts";
-import { definitionScore, packOrder } from "../src/engine/pack.ts";
+import { countedScore, definitionScore, lineTermCounts, packOrder } from "../src/engine/pack.ts";
+import { codeTerms } from "../src/engine/tokenizer.ts";
 import { definitionExtent } from "../src/engine/extent.ts";
 
 const close = (a: number, b: number, what: string) =>
@@ -135,4 +136,38 @@ Deno.test("definition extent: decorators (multi-line), attributes, comments and 
   // The body of the method above is not the decorator of g, and stops the walk up.
   assert.deepEqual(definitionExtent(method, 5, 6), { start: 4, end: 6 });
   assert.deepEqual(definitionExtent(method, 2, 3), { start: 2, end: 3 });
+});
+
+Deno.test("line term counts: any run of lines counts as that run tokenized whole, and scores alike", () => {
+  const lines = [
+    "def retry_with_backoff(call, attempts=3):",
+    '    """Retry a call: backoff doubles."""',
+    "    for attempt in range(attempts):",
+    "        try:",
+    "            return call()",
+    "        except RetryError as e:  # retry again",
+    "            backoff(attempt)",
+    "",
+    "class Retry:",
+    "    x.y.z = retry2go",
+  ];
+  const wanted = ["retry", "backoff", "attempt", "retry", "missing"];
+  const counted = lineTermCounts(lines, wanted);
+  const terms = wanted.map((term, i) => ({ term, weight: 1 + i / 10, idf: 2 - i / 10 }));
+  for (let from = 0; from <= lines.length + 1; from++) {
+    for (let to = Math.max(from - 1, 0); to <= lines.length + 2; to++) {
+      const whole = codeTerms(lines.slice(from, to).join("\n"));
+      const body = counted(from, to);
+      const what = `${from}..${to}`;
+      assert.equal(body.length, whole.length, what);
+      for (const term of wanted) {
+        assert.equal(body.count(term), whole.filter((t) => t === term).length, `${what} ${term}`);
+      }
+      assert.equal(
+        countedScore(terms, body, { name: ["retry"] }),
+        definitionScore(terms, whole, ["retry"]),
+        what,
+      );
+    }
+  }
 });

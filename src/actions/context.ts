@@ -12,7 +12,7 @@
  */
 import { analyzeQuery, type QueryAnalysis } from "../engine/query.ts";
 import { LineIndex } from "../engine/lines.ts";
-import { definitionScore, packOrder } from "../engine/pack.ts";
+import { countedScore, lineTermCounts, packOrder } from "../engine/pack.ts";
 import { definitionExtent } from "../engine/extent.ts";
 import { codeTerms } from "../engine/tokenizer.ts";
 import { selectTerms } from "../search/lexical.ts";
@@ -377,13 +377,14 @@ function rankDefinitions(
         : [];
       termsOf.set(file.repo, terms);
     }
-    const text = store.fileText(file.repo, file.path);
-    if (text === null || terms.length === 0) return;
-    const lines = text.split("\n");
+    const lines = store.fileLines(file.repo, file.path);
+    if (lines === null || terms.length === 0) return;
+    // The file is tokenized once; each body's counts are read off the running sums.
+    const counted = lineTermCounts(lines, terms.map(({ term }) => term));
     for (const symbol of store.symbolsInFile(file.repo, file.path)) {
       if (!RANKED_KINDS.has(symbol.kind)) continue;
-      const body = codeTerms(lines.slice(symbol.startLine - 1, symbol.endLine).join("\n"));
-      const score = definitionScore(terms, body, codeTerms(symbol.name)) /
+      const body = counted(symbol.startLine - 1, symbol.endLine);
+      const score = countedScore(terms, body, { name: codeTerms(symbol.name) }) /
         (1 + FILE_PRIOR * rank);
       if (score > 0) {
         scored.set(`${file.repo}\0${symbol.id}`, {
@@ -431,7 +432,7 @@ function namedDefinitions(
  */
 function enclosingDefinition(store: ScopeStore, hit: ResultHit): SymbolRecord | null {
   const line = typeof hit.match_line === "number" ? hit.match_line : hit.start_line;
-  const lines = (store.fileText(hit.repo, hit.path) ?? "").split("\n");
+  const lines = store.fileLines(hit.repo, hit.path) ?? [""];
   // A line of the doc comment or decorators just above a definition belongs to it.
   const symbols = store.symbolsInFile(hit.repo, hit.path).filter((s) =>
     BODY_KINDS.has(s.kind) && s.endLine >= line &&
@@ -497,7 +498,7 @@ function bodyPiece(
       why: `${seed.why}: module-level code`,
     };
   }
-  const text = lines.text.split("\n");
+  const text = store.fileLines(s.repo, s.path) ?? lines.text.split("\n");
   const start = definitionExtent(text, s.startLine, s.endLine).start;
   const body: ResultHit = {
     ...base,

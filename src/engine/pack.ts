@@ -3,7 +3,9 @@
  * definitions first while they take at most a share of the budget, then the
  * neighbourhood of those definitions, then the remaining bodies, then the
  * remaining neighbourhood. Pieces keep their relative order within each group.
+ * Also how well a definition's body answers a query's terms.
  */
+import { codeTerms } from "./tokenizer.ts";
 
 /** A piece to order: its cost in tokens, whether it is a body, and the definition it serves. */
 export interface PackPiece {
@@ -58,12 +60,58 @@ export function definitionScore(
 ): number {
   const counts = new Map<string, number>();
   for (const term of body) counts.set(term, (counts.get(term) ?? 0) + 1);
-  const named = new Set(name);
+  return countedScore(terms, { length: body.length, count: (term) => counts.get(term) ?? 0 }, {
+    name,
+    lengthWeight,
+  });
+}
+
+/** `definitionScore` of a body known by its length and how often it holds each term. */
+export function countedScore(
+  terms: readonly ScoredTerm[],
+  body: { length: number; count: (term: string) => number },
+  options: { name: readonly string[]; lengthWeight?: number },
+): number {
+  const named = new Set(options.name);
   let score = 0;
   for (const { term, weight, idf } of terms) {
-    const count = counts.get(term) ?? 0;
+    const count = body.count(term);
     if (count > 0) score += weight * idf * (1 + Math.log(count));
     if (named.has(term)) score += 2 * weight * idf;
   }
-  return score / (1 + lengthWeight * Math.log(1 + body.length));
+  return score / (1 + (options.lengthWeight ?? 0.3) * Math.log(1 + body.length));
+}
+
+/**
+ * Running sums over a file's lines of its index terms and of each wanted term: the counts of
+ * the lines `from..to` (as `slice`, both at least 0) are two lookups. A term never spans a
+ * line break, so they are the counts of those lines' text tokenized whole.
+ */
+export function lineTermCounts(
+  lines: readonly string[],
+  wanted: readonly string[],
+): (from: number, to: number) => { length: number; count: (term: string) => number } {
+  const slot = new Map(wanted.map((term, i) => [term, i]));
+  const total = new Int32Array(lines.length + 1);
+  const each = wanted.map(() => new Int32Array(lines.length + 1));
+  lines.forEach((line, i) => {
+    const terms = codeTerms(line);
+    total[i + 1] = total[i] + terms.length;
+    for (const sums of each) sums[i + 1] = sums[i];
+    for (const term of terms) {
+      const at = slot.get(term);
+      if (at !== undefined) each[at][i + 1]++;
+    }
+  });
+  return (from, to) => {
+    const first = Math.min(Math.max(from, 0), lines.length);
+    const last = Math.min(Math.max(to, first), lines.length);
+    return {
+      length: total[last] - total[first],
+      count: (term) => {
+        const at = slot.get(term);
+        return at === undefined ? 0 : each[at][last] - each[at][first];
+      },
+    };
+  };
 }
