@@ -30,6 +30,15 @@ const FILES: Record<string, string> = {
     "  return { build() {\n    return inner();\n  } };\n}\n",
   "build.js": "import { make } from './make.js';\n\nexport function run(box) {\n" +
     "  return box.build() + make();\n}\n",
+  // A class whose base is a function: the function's nested definitions are locals of its body,
+  // not members, so `this.render()` and `self.helper()` do not mean them.
+  "widget.js": "export function Widget() {\n  function render() {\n    return 1;\n  }\n" +
+    "  return render();\n}\n",
+  "fancy.js": "import { Widget } from './widget.js';\n\nclass Fancy extends Widget {\n" +
+    "  draw() {\n    return this.render();\n  }\n}\n",
+  "base.py": "def Base():\n    def helper():\n        return 1\n    return helper()\n",
+  "sub.py": "from base import Base\n\n\nclass Sub(Base):\n    def go(self):\n" +
+    "        return self.helper()\n\n    def up(self):\n        return super().helper()\n",
 };
 
 Deno.test("a function's nested definitions are used only in their file; reachable ones everywhere", async () => {
@@ -57,6 +66,13 @@ Deno.test("a function's nested definitions are used only in their file; reachabl
     // A top-level function: imported and called from another file.
     const top = await sites("references", "nest.py", 12, 5);
     nodeAssert.ok(top.includes("use.py:5"), top.join(" "));
+    // A function's nested definition reached through a class that extends the function: never
+    // (references and definition agree).
+    assertEquals(await sites("references", "widget.js", 2, 12), ["widget.js:5"]);
+    assertEquals(await sites("definition", "fancy.js", 5, 17), []);
+    assertEquals(await sites("references", "base.py", 2, 9), ["base.py:4"]);
+    assertEquals(await sites("definition", "sub.py", 6, 21), []);
+    assertEquals(await sites("definition", "sub.py", 9, 24), []);
     // A class attribute: a member, reached through its class from another file.
     const limit = await sites("references", "nest.py", 17, 5);
     nodeAssert.ok(limit.includes("use.py:19"), limit.join(" "));

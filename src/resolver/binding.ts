@@ -134,8 +134,9 @@ export function isTopLevel(store: ScopeStore, symbol: SymbolRecord): boolean {
  * True when only uses written in a definition's own file can be resolved to it: it is nested
  * in a function's body (not a method, not a class member), in a family whose methods are not
  * found beside their type. Every way the resolver binds a use in another file — imports,
- * package ownership, a guess by name, a member of a class — ends at a top-level definition
- * or a class's member; only the lexical scope, locals and same-file guesses reach a nested
+ * package ownership, a guess by name, a member of a class or of a base (`memberOf` passes over
+ * such definitions even when a class names the function as its base) — ends at a top-level
+ * definition or a member; only the lexical scope, locals and same-file guesses reach a nested
  * one, and those read the use's own file.
  */
 export function fileLocal(store: ScopeStore, symbol: SymbolRecord): boolean {

@@ -16,6 +16,7 @@ import {
   type Binding,
   CLASS_KINDS,
   dirOf,
+  fileLocal,
   MAX_HOPS,
   preferImplementation,
   type Scope,
@@ -313,7 +314,11 @@ export function memberOf(
   const { owner, name } = options;
   const hops = options.hops ?? 0;
   if (hops > MAX_HOPS) return null;
-  const own = scope.store.childrenOf(owner).filter((s) => s.name === name);
+  // A definition nested in a function's body is no member of it, even where a class names that
+  // function as its base (`class C extends makeWidget`): it is a local of the function's body.
+  const own = scope.store.childrenOf(owner).filter((s) =>
+    s.name === name && !fileLocal(scope.store, s)
+  );
   if (own.length > 0) return { symbol: preferImplementation(own), evidence: "same_file" };
   const beside = methodBesideType(scope, { owner, name });
   if (beside) return beside;
