@@ -1,8 +1,10 @@
 /**
  * git reads the working tree for `map`'s changed files and `impact` with `diff`: a file whose
- * stat data changed is run through its clean filter when git compares it. The filter drivers a
- * repository's own `.git/config` names are switched off, so none of them ever runs (SPEC:
- * nothing in an indexed repository is ever executed), and the changes are still seen.
+ * stat data changed is run through its clean filter when git compares it, and a diff that
+ * refreshes the index runs the `post-index-change` hook. The filter drivers a repository's own
+ * `.git/config` names (whatever their names hold) and its hooks are switched off, so none of
+ * them ever runs (SPEC: nothing in an indexed repository is ever executed), and the changes are
+ * still seen.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -15,10 +17,12 @@ function git(root: string, ...args: string[]): void {
   assert.ok(out.success, `git ${args.join(" ")}`);
 }
 
-Deno.test("git never runs a repository's filter drivers, and changed files are still seen", async () => {
+Deno.test("git never runs a repository's filter drivers or hooks, and changed files are still seen", async () => {
   const root = fixtureRepository({
     ".gitattributes": "*.py filter=evil\n",
     "app.py": "def main():\n    return helper()\n\n\ndef helper():\n    return 1\n",
+    "README.md": "# readme\n",
+    "same.cfg": "unchanged\n",
   });
   const markers = Deno.makeTempDirSync({ prefix: "sextant-filter-marker-" });
   const ran = (name: string) => join(markers, name);
@@ -28,7 +32,19 @@ Deno.test("git never runs a repository's filter drivers, and changed files are s
   git(root, "config", "filter.evil.required", "true");
   // A dotted driver name, as configuration allows.
   git(root, "config", "filter.evil.v2.clean", `sh -c 'touch ${ran("dotted")}; cat'`);
-  Deno.writeTextFileSync(join(root, ".gitattributes"), "*.py filter=evil.v2\n*.txt filter=evil\n");
+  // A driver's name may hold `=` too, which a `-c key=value` argument would cut short.
+  git(root, "config", "filter.a=b.clean", `sh -c 'touch ${ran("equals")}; cat'`);
+  Deno.writeTextFileSync(
+    join(root, ".gitattributes"),
+    "*.py filter=evil.v2\n*.txt filter=evil\n*.md filter=a=b\n",
+  );
+  // A hook git runs when a diff refreshes the index (a tracked file touched, its bytes the same).
+  const hook = join(root, ".git", "hooks", "post-index-change");
+  Deno.writeTextFileSync(hook, `#!/bin/sh\ntouch ${ran("hook")}\n`);
+  Deno.chmodSync(hook, 0o755);
+  const later = new Date(Date.now() + 5_000);
+  Deno.utimeSync(join(root, "same.cfg"), later, later);
+  Deno.writeTextFileSync(join(root, "README.md"), "# changed\n");
   Deno.writeTextFileSync(join(root, "notes.txt"), "untracked\n");
   Deno.writeTextFileSync(
     join(root, "app.py"),

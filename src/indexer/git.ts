@@ -1,28 +1,52 @@
 /**
  * The few git commands reconciliation needs. Repository configuration that
- * could run a program (fsmonitor, external diff, textconv, and for commands that
- * read the working tree, filter drivers) is switched off: nothing in an indexed
+ * could run a program is switched off: fsmonitor, external diff, hooks (git
+ * runs `post-index-change` when a diff refreshes the index), every transport (a
+ * partial clone fetches a missing blob through `remote.*.uploadpack`), and for
+ * commands that read the working tree, filter drivers. Nothing in an indexed
  * repository is ever executed.
  */
 
-const SAFE_CONFIG = [
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.untrackedCache=false",
-  "-c",
-  "diff.external=",
+const SAFE_CONFIG: [string, string][] = [
+  ["core.fsmonitor", "false"],
+  ["core.untrackedCache", "false"],
+  ["diff.external", ""],
+  ["core.hooksPath", "/dev/null"],
+  ["protocol.allow", "never"],
+  // A protocol's own setting wins over protocol.allow: each is refused by name as well.
+  ...["file", "git", "ssh", "http", "https", "ext"].map((name): [string, string] => [
+    `protocol.${name}.allow`,
+    "never",
+  ]),
 ];
 
-/** Runs git with repository-controlled programs switched off; its stdout, or null on failure. */
-export async function runGit(root: string, args: string[]): Promise<Uint8Array | null> {
+/**
+ * Runs git with repository-controlled programs switched off; its stdout, or null on failure.
+ * Settings go through `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, which outrank every configuration
+ * file and take any key as it is (`-c` would cut a key holding `=`).
+ */
+export async function runGit(
+  root: string,
+  args: string[],
+  settings: readonly [string, string][] = [],
+): Promise<Uint8Array | null> {
+  const all = [...SAFE_CONFIG, ...settings];
+  const env: Record<string, string> = {
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_COUNT: String(all.length),
+  };
+  all.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
   try {
     const output = await new Deno.Command("git", {
-      args: [...SAFE_CONFIG, ...args],
+      args,
       cwd: root,
       stdout: "piped",
       stderr: "null",
-      env: { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+      env,
     }).output();
     return output.success ? output.stdout : null;
   } catch {
@@ -37,23 +61,23 @@ export async function runGit(root: string, args: string[]): Promise<Uint8Array |
  * stat data changed, and a repository's own `.git/config` may name any program there.
  */
 export async function runGitOnWorkTree(root: string, args: string[]): Promise<Uint8Array | null> {
-  return await runGit(root, [...await filtersOff(root), ...args]);
+  return await runGit(root, args, await filtersOff(root));
 }
 
-/** `-c` overrides that empty every configured filter driver (none without git or filters). */
-async function filtersOff(root: string): Promise<string[]> {
+/** Settings that empty every configured filter driver (none without git or filters). */
+async function filtersOff(root: string): Promise<[string, string][]> {
   const out = await runGit(root, ["config", "--null", "--name-only", "--get-regexp", "^filter\\."]);
   if (out === null) return [];
   const drivers = new Set<string>();
   for (const key of new TextDecoder().decode(out).split("\0")) {
-    // `filter.<driver>.<key>`: the driver's name may hold dots, the key is the last part.
+    // `filter.<driver>.<key>`: the driver's name may hold dots (or `=`), the key is the last part.
     const driver = /^filter\.(.+)\.[^.]+$/s.exec(key)?.[1];
     if (driver) drivers.add(driver);
   }
   return [...drivers].flatMap((driver) =>
-    ["clean=", "smudge=", "process=", "required=false"].flatMap((
-      setting,
-    ) => ["-c", `filter.${driver}.${setting}`])
+    [["clean", ""], ["smudge", ""], ["process", ""], ["required", "false"]].map((
+      [key, value],
+    ): [string, string] => [`filter.${driver}.${key}`, value])
   );
 }
 
