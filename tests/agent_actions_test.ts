@@ -228,6 +228,24 @@ Deno.test("map over two repositories: kept while both generations hold, never fo
     assert.ok(!JSON.stringify(whole).includes("whisper_twice"));
     assert.ok(JSON.stringify(moved).includes("whisper_twice"));
     assert.deepEqual(withoutTrace(await run("map", params)), moved);
+    // The first repository's next generation likewise.
+    Deno.writeTextFileSync(
+      join(demo, "pkg/util.py"),
+      Deno.readTextFileSync(join(demo, "pkg/util.py")) + "\n\ndef first_moved():\n    return 3\n",
+    );
+    Deno.writeTextFileSync(
+      join(demo, "pkg/cli.py"),
+      Deno.readTextFileSync(join(demo, "pkg/cli.py")) +
+        "\n\nfrom .util import first_moved\n\n\ndef again():\n    return first_moved()\n",
+    );
+    await run("refresh");
+    const first = await fresh();
+    assert.ok(JSON.stringify(first).includes("first_moved"));
+    assert.deepEqual(withoutTrace(await run("map", params)), first);
+    assert.deepEqual(
+      withoutTrace(await runAction(workspace, "map", params, limited)),
+      await fresh(limited),
+    );
   }, cache);
 });
 

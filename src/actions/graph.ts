@@ -146,7 +146,7 @@ export function buildFileGraph(
 /** Graphs of several whole repositories, kept per first repository while every part is current. */
 const combinedGraphs = new WeakMap<
   RepositoryGraph,
-  { parts: RepositoryGraph[]; graph: FileGraph }[]
+  { names: string; parts: RepositoryGraph[]; graph: FileGraph }[]
 >();
 /** Combinations of repositories kept per first repository. */
 const COMBINATIONS_KEPT = 4;
@@ -213,9 +213,12 @@ function unweightedGraph(scope: RequestScope, repos: readonly Repository[]): Fil
     }
   }
   if (kept) {
-    kept.unshift({ parts: parts.map(({ whole }) => whole), graph });
-    kept.length = Math.min(kept.length, COMBINATIONS_KEPT);
-    combinedGraphs.set(parts[0].whole, kept);
+    // The same repositories' older join goes: it holds an earlier generation's graphs.
+    const names = repos.map((repo) => repo.name).join("\0");
+    const others = kept.filter((entry) => entry.names !== names);
+    others.unshift({ names, parts: parts.map(({ whole }) => whole), graph });
+    others.length = Math.min(others.length, COMBINATIONS_KEPT);
+    combinedGraphs.set(parts[0].whole, others);
   }
   return graph;
 }
