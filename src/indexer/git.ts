@@ -23,7 +23,8 @@ const SAFE_CONFIG: [string, string][] = [
 /**
  * Runs git with repository-controlled programs switched off; its stdout, or null on failure.
  * Settings go through `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, which outrank every configuration
- * file and take any key as it is (`-c` would cut a key holding `=`).
+ * file and take any key as it is (`-c` would cut a key holding `=`), and, for a git older than
+ * 2.31 that reads no such variables, also as `-c` where the key holds no `=`.
  */
 export async function runGit(
   root: string,
@@ -42,7 +43,12 @@ export async function runGit(
   });
   try {
     const output = await new Deno.Command("git", {
-      args,
+      args: [
+        ...all.filter(([key]) => !key.includes("=")).flatMap((
+          [key, value],
+        ) => ["-c", `${key}=${value}`]),
+        ...args,
+      ],
       cwd: root,
       stdout: "piped",
       stderr: "null",
