@@ -68,3 +68,33 @@ Deno.test("git never runs a repository's filter drivers or hooks, and changed fi
   assert.deepEqual([...Deno.readDirSync(markers)].map((e) => e.name), [], "a filter ran");
   assert.ok(!existsSync(ran("clean")));
 });
+
+Deno.test("a partial clone's missing blob is never fetched: no transport of the repository's runs", async () => {
+  const base = Deno.makeTempDirSync({ prefix: "sextant-partial-" });
+  const source = join(base, "source");
+  const clone = join(base, "clone");
+  const marker = join(base, "fetched");
+  Deno.mkdirSync(source);
+  const commit = (root: string, message: string) =>
+    git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", message);
+  git(source, "init", "-q");
+  Deno.writeTextFileSync(join(source, "a.py"), "def f():\n    return 1\n");
+  git(source, "add", "a.py");
+  commit(source, "one");
+  git(source, "config", "uploadpack.allowFilter", "true");
+  git(base, "clone", "-q", "--filter=blob:none", "--no-local", `file://${source}`, clone);
+  Deno.writeTextFileSync(join(source, "a.py"), "def f():\n    return 2\n");
+  commit(source, "two");
+  // HEAD moves to a commit whose blob of a.py the clone does not have; git diff HEAD needs it.
+  git(clone, "fetch", "-q", "origin");
+  git(clone, "reset", "-q", "--soft", "FETCH_HEAD");
+  // The promisor remote now names a program, through a transport the repository allows itself.
+  git(clone, "config", "remote.origin.url", `ext::sh -c touch% ${marker}`);
+  git(clone, "config", "protocol.ext.allow", "always");
+  await withWorkspace(clone, async (_workspace, run) => {
+    await run("refresh");
+    await run("map", {});
+    await run("impact", { diff: true });
+  });
+  assert.ok(!existsSync(marker), "the repository's transport ran");
+});
