@@ -229,3 +229,14 @@ export function threadCpuMs(): number {
     return NaN;
   }
 }
+
+/** An answer without what differs from run to run (trace id, timings). */
+export function withoutTimes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTimes);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => key !== "trace_id" && !/(^|_)ms$|^timings?$|elapsed/.test(key))
+      .map(([key, item]) => [key, withoutTimes(item)]),
+  );
+}

@@ -25,7 +25,7 @@ import {
   type Target,
 } from "./_bench_corpus.ts";
 import { paramsFor } from "./_bench_actions.ts";
-import { percentile, threadCpuMs } from "./_bench_stats.ts";
+import { percentile, threadCpuMs, withoutTimes } from "./_bench_stats.ts";
 
 const SCAN_FILES = 400;
 const WARMUP = 5;
@@ -247,15 +247,4 @@ function summariseProfile(profile: CpuProfile, count: number): void {
   };
   show("self", self);
   show("total", total);
-}
-
-/** An answer without what differs from run to run (trace id, timings). */
-function withoutTimes(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutTimes);
-  if (!value || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>)
-      .filter(([key]) => key !== "trace_id" && !/(^|_)ms$|^timings?$|elapsed/.test(key))
-      .map(([key, item]) => [key, withoutTimes(item)]),
-  );
 }

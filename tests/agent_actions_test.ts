@@ -12,6 +12,7 @@ import type { Envelope } from "../src/protocol/types.ts";
 import type { AccessContext } from "../src/workspace/scope.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import { fixtureRepository, tempCache, withWorkspace } from "./_helpers.ts";
+import { withoutTimes } from "../scripts/_bench_stats.ts";
 import { agentRepository, BODY_MARKER, lineOf, SECRET_MARKER } from "./_agent_fixture.ts";
 
 /** `withWorkspace` on a repository indexed first. */
@@ -137,7 +138,7 @@ Deno.test("map: ranks kept between requests answer as a fresh workspace does, an
       answers.push(
         await withWorkspace(root, async (_w, run) => {
           await run("refresh");
-          return withoutTrace(await run("map", params));
+          return withoutTimes(await run("map", params));
         }, cache),
       );
     }
@@ -149,7 +150,7 @@ Deno.test("map: ranks kept between requests answer as a fresh workspace does, an
       for (let round = 0; round < 2; round++) {
         for (const [i, params] of asks.entries()) {
           assert.deepEqual(
-            withoutTrace(await run("map", params)),
+            withoutTimes(await run("map", params)),
             expected[i],
             JSON.stringify(params),
           );
@@ -199,7 +200,7 @@ Deno.test("map over two repositories: kept while both generations hold, never fo
   const fresh = (access?: AccessContext) =>
     withWorkspace(directory, async (workspace, run) => {
       await run("refresh");
-      return withoutTrace(await runAction(workspace, "map", params, access));
+      return withoutTimes(await runAction(workspace, "map", params, access));
     }, cache);
   await withWorkspace(directory, async (workspace, run) => {
     await run("refresh");
@@ -208,8 +209,8 @@ Deno.test("map over two repositories: kept while both generations hold, never fo
     assert.equal((whole as any).data.graph.files, 11);
     assert.equal((hidden as any).data.graph.files, 10, "the hidden file is not a node");
     for (let round = 0; round < 2; round++) {
-      assert.deepEqual(withoutTrace(await run("map", params)), whole);
-      const seen = withoutTrace(await runAction(workspace, "map", params, limited));
+      assert.deepEqual(withoutTimes(await run("map", params)), whole);
+      const seen = withoutTimes(await runAction(workspace, "map", params, limited));
       assert.deepEqual(seen, hidden);
       assert.ok(!JSON.stringify(seen).includes("secret"));
     }
@@ -227,7 +228,7 @@ Deno.test("map over two repositories: kept while both generations hold, never fo
     const moved = await fresh();
     assert.ok(!JSON.stringify(whole).includes("whisper_twice"));
     assert.ok(JSON.stringify(moved).includes("whisper_twice"));
-    assert.deepEqual(withoutTrace(await run("map", params)), moved);
+    assert.deepEqual(withoutTimes(await run("map", params)), moved);
     // The first repository's next generation likewise.
     Deno.writeTextFileSync(
       join(demo, "pkg/util.py"),
@@ -241,24 +242,13 @@ Deno.test("map over two repositories: kept while both generations hold, never fo
     await run("refresh");
     const first = await fresh();
     assert.ok(JSON.stringify(first).includes("first_moved"));
-    assert.deepEqual(withoutTrace(await run("map", params)), first);
+    assert.deepEqual(withoutTimes(await run("map", params)), first);
     assert.deepEqual(
-      withoutTrace(await runAction(workspace, "map", params, limited)),
+      withoutTimes(await runAction(workspace, "map", params, limited)),
       await fresh(limited),
     );
   }, cache);
 });
-
-/** An answer without what differs between runs (trace id, timings). */
-function withoutTrace(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutTrace);
-  if (!value || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>)
-      .filter(([key]) => key !== "trace_id" && !/(^|_)ms$|^timings?$|elapsed/.test(key))
-      .map(([key, item]) => [key, withoutTrace(item)]),
-  );
-}
 
 Deno.test("map: a budget too small for one file returns it cut and a cursor that moves on", async () => {
   await indexed(agentRepository(), async (_workspace, run) => {

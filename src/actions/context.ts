@@ -498,7 +498,8 @@ function bodyPiece(
       why: `${seed.why}: module-level code`,
     };
   }
-  const text = store.fileLines(s.repo, s.path) ?? lines.text.split("\n");
+  // The same committed text as `lines` (a file without text returned above).
+  const text = store.fileLines(s.repo, s.path) ?? [];
   const start = definitionExtent(text, s.startLine, s.endLine).start;
   const body: ResultHit = {
     ...base,

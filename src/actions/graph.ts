@@ -167,8 +167,9 @@ function unweightedGraph(scope: RequestScope, repos: readonly Repository[]): Fil
     if (answer.problem) graph.problems.push({ repo: repo.name, problem: answer.problem });
     else parts.push({ repo, whole: answer.value });
   }
-  const whole = graph.problems.length === 0 && !repos.some((r) => scope.pathRestricted(r.name));
-  if (whole && parts.length === 1) {
+  const seenWhole = graph.problems.length === 0 &&
+    !repos.some((r) => scope.pathRestricted(r.name));
+  if (seenWhole && parts.length === 1) {
     // One repository seen whole: its memoized graph as it is.
     const [{ whole: part }] = parts;
     return {
@@ -179,7 +180,7 @@ function unweightedGraph(scope: RequestScope, repos: readonly Repository[]): Fil
       edges: part.edges,
     };
   }
-  const kept = whole && parts.length > 0 ? combinedGraphs.get(parts[0].whole) ?? [] : null;
+  const kept = seenWhole && parts.length > 0 ? combinedGraphs.get(parts[0].whole) ?? [] : null;
   const same = kept?.find((entry) =>
     entry.parts.length === parts.length && entry.parts.every((part, i) => part === parts[i].whole)
   );

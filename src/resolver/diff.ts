@@ -13,29 +13,26 @@ export interface ChangedFile {
   deleted: boolean;
 }
 
-async function git(
-  root: string,
-  args: string[],
-  run: (root: string, args: string[]) => Promise<Uint8Array | null> = runGit,
-): Promise<string | null> {
-  const out = await run(root, args);
+function text(out: Uint8Array | null): string | null {
   return out === null ? null : new TextDecoder().decode(out);
 }
 
 /** Uncommitted changes of a work tree vs HEAD, or null when it is not a git work tree with a HEAD. */
 export async function uncommittedChanges(root: string): Promise<ChangedFile[] | null> {
-  const diff = await git(root, [
-    "diff",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-color",
-    "--unified=0",
-    "--relative",
-    "HEAD",
-  ], runGitOnWorkTree);
+  const diff = text(
+    await runGitOnWorkTree(root, [
+      "diff",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-color",
+      "--unified=0",
+      "--relative",
+      "HEAD",
+    ]),
+  );
   if (diff === null) return null;
   const files = parseUnifiedDiff(diff);
-  const untracked = await git(root, ["ls-files", "--others", "--exclude-standard", "-z"]);
+  const untracked = text(await runGit(root, ["ls-files", "--others", "--exclude-standard", "-z"]));
   for (const path of (untracked ?? "").split("\0").filter(Boolean)) {
     files.push({ path, ranges: [], whole: true, deleted: false });
   }
