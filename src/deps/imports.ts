@@ -3,7 +3,7 @@
  * relations of its committed target: relative imports, the standard libraries and the
  * repository's own modules and packages are left out.
  */
-import type { TargetReader } from "../store/reader.ts";
+import type { FileListing, TargetReader } from "../store/reader.ts";
 import type { Ecosystem, ImportedNames } from "./types.ts";
 import { npmPackageName } from "./npm.ts";
 
@@ -61,27 +61,29 @@ const CANDIDATES = new Map<string, readonly (readonly [Ecosystem, string])[]>();
 const CANDIDATES_MAX = 200_000;
 
 /** The external import names of a committed repository target. */
-export function importedNames(reader: TargetReader): ImportedNames {
+export function importedNames(
+  reader: TargetReader,
+  files: FileListing = reader.fileListing(),
+): ImportedNames {
   const names: ImportedNames = {
     npm: new Map(),
     pypi: new Map(),
     go: new Map(),
     cargo: new Map(),
   };
-  const paths = reader.paths();
-  const local = localNames(paths);
-  const table = reader.fileTable();
-  // By path, so each name keeps the first path that imports it.
-  for (const file of reader.allFiles()) {
-    const language = table.files.get(file.id)?.language;
+  // The file list is read once (by path, so each name keeps the first path that imports it); a
+  // file's import rows are read only when its content is new to this process.
+  const local = localNamesOf(files.paths);
+  for (let i = 0; i < files.ids.length; i++) {
+    const language = files.languages[i];
     const ecosystem = language ? ECOSYSTEM_OF[language] : undefined;
     if (!ecosystem) continue;
-    const key = `${file.contentHash}\0${language}`;
+    const key = `${files.hashes[i]}\0${language}`;
     let candidates = CANDIDATES.get(key);
     if (!candidates) {
       const found = new Map<string, readonly [Ecosystem, string]>();
-      for (const relation of reader.importsOfFile(file.path)) {
-        const name = relation.module ? candidateName(ecosystem, relation.module) : null;
+      for (const module of reader.importModules(files.ids[i])) {
+        const name = candidateName(ecosystem, module);
         if (name !== null) found.set(name, [ecosystem, name]);
       }
       candidates = [...found.values()];
@@ -90,11 +92,29 @@ export function importedNames(reader: TargetReader): ImportedNames {
     }
     for (const [ecosystem, name] of candidates) {
       if (!isLocal(ecosystem, name, local) && !names[ecosystem].has(name)) {
-        names[ecosystem].set(name, file.path);
+        names[ecosystem].set(name, files.paths[i]);
       }
     }
   }
   return names;
+}
+
+/**
+ * `localNames` of the last path lists seen, by the list itself: a refresh that changed files'
+ * contents only (most do) lists the same paths, whose local names need not be made again.
+ */
+const LOCAL_NAMES = new Map<string, ReturnType<typeof localNames>>();
+const LOCAL_NAMES_MAX = 4;
+
+function localNamesOf(paths: string[]): ReturnType<typeof localNames> {
+  const key = paths.join("\0");
+  let local = LOCAL_NAMES.get(key);
+  if (!local) {
+    local = localNames(paths);
+    if (LOCAL_NAMES.size >= LOCAL_NAMES_MAX) LOCAL_NAMES.delete(LOCAL_NAMES.keys().next().value!);
+    LOCAL_NAMES.set(key, local);
+  }
+  return local;
 }
 
 /**
@@ -140,7 +160,7 @@ function isLocal(
 }
 
 /** The repository's own top-level Python modules and packages, package names and crates. */
-function localNames(paths: Set<string>) {
+function localNames(paths: Iterable<string>) {
   const python = new Set<string>();
   const npm = new Set<string>();
   const rust = new Set<string>();

@@ -17,7 +17,7 @@ import { ParsePool } from "../indexer/pool.ts";
 import { reconcileRepository } from "../indexer/refresh.ts";
 import { openTargetReader, openTargetWriter, type TargetLocation } from "../store/target.ts";
 import type { DependencyStatus } from "../protocol/types.ts";
-import type { TargetReader } from "../store/reader.ts";
+import type { FileListing, TargetReader } from "../store/reader.ts";
 import { importedNames, withPackageNames } from "./imports.ts";
 import { findNpmPackages, NPM_MANIFESTS, npmInstalledVersion, npmPackageName } from "./npm.ts";
 import {
@@ -116,7 +116,7 @@ export async function refreshDependencies(
     generation = reader.generation();
     imported = previous?.generation === generation
       ? fromRecord(previous.imported)
-      : withPackageNames(importedNames(reader), ownPackageNames(owner.root, reader));
+      : importedNamesOf(owner.root, reader);
   } finally {
     reader.close();
   }
@@ -358,10 +358,16 @@ function parseSidecar(text: string | null): { files_key?: string } | null {
   }
 }
 
+/** The repository's external import names, its own package.json names left out. */
+function importedNamesOf(root: string, reader: TargetReader): ImportedNames {
+  const files = reader.fileListing();
+  return withPackageNames(importedNames(reader, files), ownPackageNames(root, reader, files));
+}
+
 /** The names the repository's own package.json files give its packages (not dependencies). */
-function ownPackageNames(root: string, reader: TargetReader): string[] {
+function ownPackageNames(root: string, reader: TargetReader, files: FileListing): string[] {
   const names: string[] = [];
-  const manifests = [...reader.paths()].filter((path) =>
+  const manifests = files.paths.filter((path) =>
     path === "package.json" || path.endsWith("/package.json")
   ).slice(0, 500);
   for (const path of manifests) {

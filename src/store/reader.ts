@@ -91,6 +91,14 @@ export interface CandidateFile {
   contentHash: string;
 }
 
+/** Every file of a target as columns, by path (`TargetReader.fileListing`). */
+export interface FileListing {
+  ids: number[];
+  paths: string[];
+  hashes: string[];
+  languages: (string | null)[];
+}
+
 /** A definition as stored, with its file. */
 export interface StoredSymbol {
   path: string;
@@ -713,6 +721,35 @@ export class TargetReader {
   allFiles(): CandidateFile[] {
     return this.#all("SELECT id, path, content_hash FROM source_files ORDER BY path")
       .map(candidate);
+  }
+
+  /**
+   * Every file's id, path, content hash and language as columns, by path, in one read (no file
+   * table is built: the dependency index reads this once per generation on a connection of its
+   * own).
+   */
+  fileListing(): FileListing {
+    const listing: FileListing = { ids: [], paths: [], hashes: [], languages: [] };
+    for (
+      const [id, path, hash, language] of this.#arrays(
+        "SELECT id, path, content_hash, language FROM source_files ORDER BY path",
+      )
+    ) {
+      listing.ids.push(Number(id));
+      listing.paths.push(path as string);
+      listing.hashes.push(hash as string);
+      listing.languages.push(language as string | null);
+    }
+    return listing;
+  }
+
+  /** The modules a file's import rows name, by file id (only the import rows' strings decoded). */
+  importModules(id: number): string[] {
+    const packed = this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
+    if (!packed) return [];
+    return unpackRelationsOfKind(packed.data as Uint8Array, "imports").flatMap((row) =>
+      row.module ? [row.module] : []
+    );
   }
 
   /** Ids of the files with a chunk whose code terms hold `term` (one FTS token). */
