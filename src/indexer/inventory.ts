@@ -114,6 +114,7 @@ export function pathJudge(
   const include = settings.include.length > 0 ? picomatch(settings.include, { dot: true }) : null;
   const exclude = settings.exclude.length > 0 ? picomatch(settings.exclude, { dot: true }) : null;
   const realRoot = Deno.realPathSync(root);
+  const under = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
   // Directory (repository-relative) → null when it is a plain directory, else why not.
   const directories = new Map<string, SkipReason | null>();
   const directoryProblem = (dir: string): SkipReason | null => {
@@ -134,21 +135,36 @@ export function pathJudge(
     directories.set(dir, known);
     return known;
   };
+  // Per directory, what its name alone says (a malformed or default-excluded folder on the way);
+  // per base name, whether it is a secret's.
+  const directoryNames = new Map<string, SkipReason | null>();
+  const secretNames = new Map<string, boolean>();
   return (path) => {
-    const segments = path.split("/");
-    if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
-      return { reason: "unreadable" };
+    const slash = path.lastIndexOf("/");
+    const dir = slash < 0 ? "" : path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    let named = directoryNames.get(dir);
+    if (named === undefined) {
+      const segments = dir === "" ? [] : dir.split("/");
+      named = segments.some(malformedSegment)
+        ? "unreadable"
+        : segments.some((segment) => DEFAULT_EXCLUDES.has(segment))
+        ? "default_exclude"
+        : null;
+      directoryNames.set(dir, named);
     }
-    if (segments.slice(0, -1).some((segment) => DEFAULT_EXCLUDES.has(segment))) {
-      return { reason: "default_exclude" };
-    }
-    if (isSecretName(segments[segments.length - 1])) return { reason: "secret" };
+    if (named === "unreadable" || malformedSegment(name)) return { reason: "unreadable" };
+    if (named !== null) return { reason: named };
+    let secret = secretNames.get(name);
+    if (secret === undefined) secretNames.set(name, secret = isSecretName(name));
+    if (secret) return { reason: "secret" };
     if ((include && !include(path)) || (exclude && exclude(path))) {
       return { reason: "settings_exclude" };
     }
-    const through = directoryProblem(segments.slice(0, -1).join("/"));
+    const through = directoryProblem(dir);
     if (through !== null) return { reason: through };
-    const full = join(realRoot, path);
+    // No segment is empty, "." or "..": the path lies below the root as written.
+    const full = under + path;
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(full);
@@ -161,6 +177,11 @@ export function pathJudge(
     if (info.size > settings.maxFileSize) return { reason: "oversize" };
     return { path, size: info.size, mtimeMs: Math.trunc(info.mtime?.getTime() ?? 0) };
   };
+}
+
+/** A path segment that names no entry below the root: empty, `.` or `..`. */
+function malformedSegment(segment: string): boolean {
+  return segment === "" || segment === "." || segment === "..";
 }
 
 /** Why a symlink is not indexed: it leads out of the root, or it is a link at all. */

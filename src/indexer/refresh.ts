@@ -93,10 +93,12 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });
+    // HEAD is read while the files are listed and judged (each is a git process).
+    const reading = options.files ? null : gitHead(root);
     const inventory: Inventory = options.files
       ? { files: options.files, skipped: [], source: "walk" }
       : await takeInventory(root, settings);
-    const head = options.files ? null : await gitHead(root);
+    const head = await reading;
     const inventoryDone = performance.now();
 
     const planned = await planRefresh({ ...options, settings, inventory, head });
