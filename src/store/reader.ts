@@ -690,7 +690,8 @@ export class TargetReader {
     // The name index folds case: look up through it, then keep the exact ones.
     return this.#all(
       `SELECT s.name AS name, s.file_id AS file_id, s.start_line AS line
-         FROM code_symbols s WHERE s.name COLLATE NOCASE IN (SELECT value FROM json_each(?))`,
+         FROM code_symbols s WHERE s.name COLLATE NOCASE IN (SELECT value FROM json_each(?))
+        ORDER BY s.name COLLATE NOCASE, s.id`,
       JSON.stringify(names),
     ).filter((row) => wanted.has(row.name as string)).map((row) => ({
       name: row.name as string,
@@ -808,7 +809,8 @@ export class TargetReader {
     for (const name of boundarySuffixes(query)) {
       for (
         const row of this.#all(
-          `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE${kindClause}`,
+          `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE${kindClause}
+            ORDER BY s.id`,
           name,
           ...kindArgs,
         )
@@ -830,7 +832,7 @@ export class TargetReader {
     const prefix = this.#statement(
       `SELECT ${MATCH_COLUMNS} ${SYMBOLS_FROM}
         WHERE s.name LIKE ? ESCAPE '\\'${kindClause}
-        ORDER BY s.exported DESC, length(s.qualified_name)`,
+        ORDER BY s.exported DESC, length(s.qualified_name), s.name COLLATE NOCASE, s.id`,
     );
     const pattern = `${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return (function* () {
@@ -847,7 +849,8 @@ export class TargetReader {
     return this.memo(SEPARATED_NAMES, () =>
       this.#all(
         `SELECT id FROM code_symbols
-          WHERE instr(name, '.') > 0 OR instr(name, ':') > 0 OR instr(name, '\\') > 0`,
+          WHERE instr(name, '.') > 0 OR instr(name, ':') > 0 OR instr(name, '\\') > 0
+          ORDER BY id`,
       ).map((row) => row.id as string));
   }
 
@@ -855,7 +858,7 @@ export class TargetReader {
   symbolsNamed(name: string): StoredSymbol[] {
     // The name index folds case: look up through it, then keep the exact ones.
     return this.#symbols(
-      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE`,
+      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name = ? COLLATE NOCASE ORDER BY s.id`,
       name,
     ).filter((symbol) => symbol.name === name);
   }
@@ -864,7 +867,8 @@ export class TargetReader {
   symbolsWithPrefix(prefix: string, limit: number): StoredSymbol[] {
     const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
     return this.#symbols(
-      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name LIKE ? ESCAPE '\\' LIMIT ?`,
+      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.name LIKE ? ESCAPE '\\'
+        ORDER BY s.name COLLATE NOCASE, s.id LIMIT ?`,
       `${escaped}%`,
       limit,
     );
@@ -883,7 +887,7 @@ export class TargetReader {
     if (!rows) {
       rows = this.#symbols(
         `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.file_id = ?
-          ORDER BY s.start_line, s.start_col`,
+          ORDER BY s.start_line, s.start_col, s.id`,
         id,
       );
       this.#fileSymbols.set(path, rows);
@@ -925,7 +929,7 @@ export class TargetReader {
   symbolsOfKinds(kinds: string[]): StoredSymbol[] {
     return this.#symbols(
       `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} WHERE s.kind IN (SELECT value FROM json_each(?))
-        ORDER BY f.path, s.start_line, s.start_col, s.name`,
+        ORDER BY f.path, s.start_line, s.start_col, s.name, s.id`,
       JSON.stringify(kinds),
     );
   }
@@ -933,7 +937,8 @@ export class TargetReader {
   /** Every definition of the target, by path and position (repository maps and outlines). */
   allSymbols(): StoredSymbol[] {
     return this.#symbols(
-      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM} ORDER BY f.path, s.start_line, s.start_col`,
+      `SELECT ${SYMBOL_COLUMNS} ${SYMBOLS_FROM}
+        ORDER BY f.path, s.start_line, s.start_col, s.id`,
     );
   }
 

@@ -2,7 +2,7 @@ import { DatabaseSync } from "node:sqlite";
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
-import { PIPELINE_VERSION, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { DEFERRED_INDEXES, PIPELINE_VERSION, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 import { readMeta, writeMeta } from "./meta.ts";
 import { TargetReader } from "./reader.ts";
 import { TargetWriter } from "./writer.ts";
@@ -315,6 +315,7 @@ export function beginReplacement(location: TargetLocation): Replacement {
   const finalName = `code-context.${stamp}.sqlite3`;
   const fresh = new DatabaseSync(building);
   fresh.exec("PRAGMA journal_mode = DELETE");
+  // Loaded without its deferred indexes: the writer creates them before it commits.
   fresh.exec(SCHEMA_SQL);
   writeMeta(fresh, "schema_version", SCHEMA_VERSION);
   writeMeta(fresh, "pipeline_version", PIPELINE_VERSION);
@@ -323,7 +324,7 @@ export function beginReplacement(location: TargetLocation): Replacement {
   fresh.close();
   const db = new DatabaseSync(building);
   configure(db, false);
-  const writer = new TargetWriter(db);
+  const writer = new TargetWriter(db, { deferredIndexes: true });
   let open = true;
   const close = () => {
     if (!open) return;
@@ -417,6 +418,7 @@ function createDatabase(databasePath: string): DatabaseSync {
   const fresh = new DatabaseSync(temporary);
   fresh.exec("PRAGMA journal_mode = DELETE");
   fresh.exec(SCHEMA_SQL);
+  for (const index of DEFERRED_INDEXES) fresh.exec(index);
   writeMeta(fresh, "schema_version", SCHEMA_VERSION);
   writeMeta(fresh, "pipeline_version", PIPELINE_VERSION);
   writeMeta(fresh, "generation", 0);

@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { HeldFailure, StoredFile } from "../engine/plan.ts";
 import { HASH_MODEL_ID, quantizedBytes } from "../engine/vector.ts";
 import { readMeta, writeMeta } from "./meta.ts";
+import { DEFERRED_INDEXES } from "./schema.ts";
 import { contentKey, unpackText } from "./packing.ts";
 import { packedTargets } from "./relation_pack.ts";
 import type { FileRows } from "./records.ts";
@@ -43,8 +44,16 @@ export class TargetWriter {
   /** Hashing vectors stored in this refresh, and chunks whose stored vector was reused. */
   readonly vectors = { computed: 0, reused: 0 };
 
-  constructor(db: DatabaseSync) {
+  /** The `DEFERRED_INDEXES` this target was loaded without, until the commit creates them. */
+  #deferredIndexes: boolean;
+
+  /**
+   * `deferredIndexes`: the target (one built from nothing) has none of `DEFERRED_INDEXES` yet;
+   * the commit creates them.
+   */
+  constructor(db: DatabaseSync, options: { deferredIndexes?: boolean } = {}) {
     this.#db = db;
+    this.#deferredIndexes = options.deferredIndexes ?? false;
     const prepare = (sql: string) => db.prepare(sql);
     this.#statements = {
       fileId: prepare("SELECT id FROM source_files WHERE path = ?"),
@@ -353,6 +362,7 @@ export class TargetWriter {
   commit(
     meta: { head: string | null; settingsHash: string; extra: Record<string, string> },
   ): number {
+    if (this.#deferredIndexes) this.#createDeferredIndexes();
     let generation = Number(readMeta(this.#db, "generation") ?? "0");
     const headChanged = (readMeta(this.#db, "head") ?? "") !== (meta.head ?? "");
     if (this.changed || headChanged) {
@@ -373,6 +383,29 @@ export class TargetWriter {
     this.#open = false;
     this.#removedHashes.clear();
     return generation;
+  }
+
+  /**
+   * Creates the indexes a target built from nothing was loaded without. Loaded without the
+   * unique index, a symbol id written twice (a file written again in the same transaction) has
+   * two rows: the last one written stays, as `INSERT OR REPLACE` would have left it.
+   */
+  #createDeferredIndexes(): void {
+    for (const index of DEFERRED_INDEXES) {
+      try {
+        this.#db.exec(index);
+      } catch (error) {
+        if (!/UNIQUE constraint failed: code_symbols\.id/.test((error as Error)?.message)) {
+          throw error;
+        }
+        this.#db.exec(
+          `DELETE FROM code_symbols WHERE rowid NOT IN
+             (SELECT max(rowid) FROM code_symbols GROUP BY id)`,
+        );
+        this.#db.exec(index);
+      }
+    }
+    this.#deferredIndexes = false;
   }
 
   rollback(): void {
