@@ -68,8 +68,9 @@ export class VisibleLexicon {
           (frequency + K1 * (1 - B + (B * length) / average));
         return { hit, score };
       });
-      // Best first; equal scores in chunk order (as the rows were read).
-      scored.sort((a, b) => b.score - a.score || a.hit.chunkId - b.hit.chunkId);
+      // Best first; equal scores in the chunk table's (content) order, as for every caller.
+      const place = (hit: TermOccurrence) => columns.rows.get(hit.chunkId) ?? columns.ids.length;
+      scored.sort((a, b) => b.score - a.score || place(a.hit) - place(b.hit));
       for (const { hit, score } of scored.slice(0, ROWS_PER_TERM)) {
         if (!allowFile(hit.fileId)) continue;
         const row = columns.rows.get(hit.chunkId);

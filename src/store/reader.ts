@@ -529,9 +529,15 @@ export class TargetReader {
   /** Every chunk's place, in id order, held in memory for the generation. */
   #chunkTable(): ChunkTable {
     return this.memo(CHUNK_TABLE, () => {
+      // In content order (path, then place in the file), not by chunk id: rows break ties in
+      // every ranking, and ids follow the order files were written in, which differs between
+      // two builds of the same text.
       const rows = this.#all(
-        `SELECT id, file_id, start_line, end_line, start_byte, kind, symbol_path
-           FROM source_chunks ORDER BY id`,
+        `SELECT c.id AS id, c.file_id AS file_id, c.start_line AS start_line,
+                c.end_line AS end_line, c.start_byte AS start_byte, c.kind AS kind,
+                c.symbol_path AS symbol_path
+           FROM source_chunks c JOIN source_files f ON f.id = c.file_id
+          ORDER BY f.path, c.start_byte, c.id`,
       );
       const table: ChunkTable = {
         rows: new Map(),
@@ -616,30 +622,40 @@ export class TargetReader {
     const key = `${limit}\0${expression}`;
     const cached = this.#termMatches.get(key);
     if (cached) return cached;
-    // Sorted here, not by `ORDER BY rank LIMIT` (a third of the query's time): a stable sort
-    // of the rows in the order FTS5 gives them, which is how SQLite's sorter orders equal ranks.
-    // Rows as arrays (no object per row): [rowid, rank].
+    // Sorted here, not by `ORDER BY rank LIMIT` (a third of the query's time): by rank, equal
+    // ranks in the chunk table's (content) order — FTS5 gives rows by chunk id, which two
+    // builds of the same text number differently. Rows as arrays (no object per row):
+    // [rowid, rank].
     const rows = this.#arrays(
       `SELECT rowid, bm25(source_chunks_fts, 1.0, 2.0) FROM source_chunks_fts
         WHERE source_chunks_fts MATCH ?`,
       expression,
     );
-    const ranks = new Float64Array(rows.length);
-    for (let i = 0; i < rows.length; i++) ranks[i] = rows[i][1] as number;
+    const places = new Float64Array(rows.length);
+    const found = new Float64Array(rows.length);
+    let count = 0;
+    for (const row of rows) {
+      const at = table.rows.get(Number(row[0]));
+      if (at === undefined) continue;
+      places[count] = at;
+      found[count++] = row[1] as number;
+    }
+    const byPlace = stableOrder(places.subarray(0, count));
+    const ranks = new Float64Array(count);
+    for (let i = 0; i < count; i++) ranks[i] = found[byPlace[i]];
     const order = stableOrder(ranks);
-    const kept = Math.min(order.length, Math.max(0, limit));
+    const kept = Math.min(count, Math.max(0, limit));
     const matches: TermMatches = {
-      length: 0,
+      length: kept,
       chunkIds: new Int32Array(kept),
       fileIds: new Int32Array(kept),
       ranks: new Float64Array(kept),
     };
     for (let i = 0; i < kept; i++) {
-      const at = table.rows.get(Number(rows[order[i]][0]));
-      if (at === undefined) continue;
-      matches.chunkIds[matches.length] = table.ids[at];
-      matches.fileIds[matches.length] = table.fileIds[at];
-      matches.ranks[matches.length++] = ranks[order[i]];
+      const at = places[byPlace[order[i]]];
+      matches.chunkIds[i] = table.ids[at];
+      matches.fileIds[i] = table.fileIds[at];
+      matches.ranks[i] = ranks[order[i]];
     }
     this.#termMatches.set(key, matches);
     return matches;
@@ -702,12 +718,16 @@ export class TargetReader {
 
   // ---- vectors ----------------------------------------------------------------------------
 
-  /** Every chunk's stored vector for a model, streamed. */
+  /**
+   * Every chunk's stored vector for a model, streamed in content order (as the chunk table's
+   * rows): the vector scan breaks ties by row.
+   */
   vectorRows(model: string): Iterable<VectorRow> {
     const rows = this.#db.prepare(
       `SELECT c.id AS id, c.file_id AS file_id, v.vector AS vector
-         FROM source_chunks c JOIN chunk_vectors v
-           ON v.content_hash = c.content_hash AND v.model = ?`,
+         FROM source_chunks c JOIN source_files f ON f.id = c.file_id
+         JOIN chunk_vectors v ON v.content_hash = c.content_hash AND v.model = ?
+        ORDER BY f.path, c.start_byte, c.id`,
     ).iterate(model) as Iterable<{ id: number; file_id: number; vector: Uint8Array }>;
     return (function* () {
       for (const row of rows) {
