@@ -178,21 +178,23 @@ export class TargetWriter {
 
   /** The stored state of every file, for planning. */
   storedFiles(): Map<string, StoredFile> {
-    const rows = this.#db.prepare(
+    // Rows as arrays (no object per row): every refresh reads every file's row.
+    const statement = this.#db.prepare(
       "SELECT path, size, mtime_ms, content_hash, fingerprint FROM source_files",
-    ).all() as {
-      path: string;
-      size: number;
-      mtime_ms: number;
-      content_hash: string;
-      fingerprint: string;
-    }[];
-    return new Map(rows.map((row) => [row.path, {
-      size: row.size,
-      mtimeMs: row.mtime_ms,
-      contentHash: row.content_hash,
-      fingerprintKey: row.fingerprint.slice(row.fingerprint.indexOf(":") + 1),
-    }]));
+    );
+    // In node:sqlite, not yet in Deno's types.
+    (statement as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+    const stored = new Map<string, StoredFile>();
+    for (const row of statement.all() as unknown as [string, number, number, string, string][]) {
+      const [path, size, mtimeMs, contentHash, fingerprint] = row;
+      stored.set(path, {
+        size,
+        mtimeMs,
+        contentHash,
+        fingerprintKey: fingerprint.slice(fingerprint.indexOf(":") + 1),
+      });
+    }
+    return stored;
   }
 
   /**
