@@ -24,6 +24,7 @@ import {
 } from "./relation_pack.ts";
 import { stableOrder } from "../engine/order.ts";
 import type { RelationRow } from "./records.ts";
+import { readVarints } from "./fts_totals.ts";
 
 /** One indexed file, without its text. */
 export interface FileEntry {
@@ -1353,22 +1354,7 @@ function compare(a: string, b: string): number {
 
 /** The sum of the SQLite varints in a blob (an FTS5 document size: one varint per column). */
 function sumVarints(blob: Uint8Array): number {
-  let total = 0;
-  let i = 0;
-  while (i < blob.length) {
-    let value = 0;
-    for (let n = 0; i < blob.length; n++) {
-      const byte = blob[i++];
-      if (n === 8) {
-        value = value * 256 + byte;
-        break;
-      }
-      value = value * 128 + (byte & 0x7f);
-      if ((byte & 0x80) === 0) break;
-    }
-    total += value;
-  }
-  return total;
+  return readVarints(blob).reduce((total, value) => total + value, 0);
 }
 
 /** File ids by path. */

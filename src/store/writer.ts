@@ -3,6 +3,7 @@ import type { HeldFailure, StoredFile } from "../engine/plan.ts";
 import { HASH_MODEL_ID, quantizedBytes } from "../engine/vector.ts";
 import { readMeta, writeMeta } from "./meta.ts";
 import { DEFERRED_INDEXES } from "./schema.ts";
+import { RemovedTotals } from "./fts_totals.ts";
 import { contentKey, unpackText } from "./packing.ts";
 import { packedTargets } from "./relation_pack.ts";
 import type { FileRows } from "./records.ts";
@@ -41,6 +42,8 @@ export class TargetWriter {
   changed = false;
   /** Content hashes of chunks removed in this transaction: their vectors may be orphans. */
   readonly #removedHashes = new Set<number>();
+  /** FTS rows deleted in this transaction, taken off FTS5's totals at the commit. */
+  readonly #removedFts = new RemovedTotals();
   /** Hashing vectors stored in this refresh, and chunks whose stored vector was reused. */
   readonly vectors = { computed: 0, reused: 0 };
 
@@ -77,6 +80,10 @@ export class TargetWriter {
         "INSERT OR REPLACE INTO chunk_vectors(content_hash, model, vector) VALUES (?, ?, ?)",
       ),
       chunkHashesOf: prepare("SELECT DISTINCT content_hash FROM source_chunks WHERE file_id = ?"),
+      ftsSizesOf: prepare(
+        `SELECT d.sz AS sz FROM source_chunks c
+           JOIN source_chunks_fts_docsize d ON d.id = c.id WHERE c.file_id = ?`,
+      ),
       dropVectorIfOrphan: prepare(
         `DELETE FROM chunk_vectors WHERE content_hash = ? AND NOT EXISTS
           (SELECT 1 FROM source_chunks c WHERE c.content_hash = ?)`,
@@ -297,6 +304,7 @@ export class TargetWriter {
     for (const row of s.chunkHashesOf.all(fileId)) {
       this.#removedHashes.add(Number(row.content_hash));
     }
+    for (const row of s.ftsSizesOf.all(fileId)) this.#removedFts.add(row.sz as Uint8Array);
     s.deleteFile.run(fileId);
   }
 
@@ -381,9 +389,11 @@ export class TargetWriter {
     for (const [key, value] of Object.entries(meta.extra)) {
       if (readMeta(this.#db, key) !== value) writeMeta(this.#db, key, value);
     }
+    if (this.#removedFts.rows > 0) this.#takeRemovedFromFtsTotals();
     this.#db.exec("COMMIT");
     this.#open = false;
     this.#removedHashes.clear();
+    this.#removedFts.clear();
     return generation;
   }
 
@@ -410,8 +420,33 @@ export class TargetWriter {
     this.#deferredIndexes = false;
   }
 
+  /**
+   * Takes the rows this transaction deleted off FTS5's averages record (`fts_totals.ts`). FTS5
+   * writes its totals when it flushes, and reads them again before its next change: flushed
+   * first, the record it wrote is the one corrected, and nothing writes it again before the commit.
+   */
+  #takeRemovedFromFtsTotals(): void {
+    this.#db.exec("INSERT INTO source_chunks_fts(source_chunks_fts) VALUES('flush')");
+    const row = this.#db.prepare("SELECT block FROM source_chunks_fts_data WHERE id = 1").get() as
+      | { block: Uint8Array }
+      | undefined;
+    if (!row) return;
+    // SQLite's defensive mode keeps FTS5's own tables read-only to SQL: lifted for this one
+    // statement (node:sqlite's `enableDefensive`, not yet in Deno's types).
+    const db = this.#db as DatabaseSync & { enableDefensive(on: boolean): void };
+    db.enableDefensive(false);
+    try {
+      db.prepare("UPDATE source_chunks_fts_data SET block = ? WHERE id = 1").run(
+        this.#removedFts.subtractFrom(row.block),
+      );
+    } finally {
+      db.enableDefensive(true);
+    }
+  }
+
   rollback(): void {
     this.#removedHashes.clear();
+    this.#removedFts.clear();
     if (!this.#open) return;
     this.#open = false;
     try {
