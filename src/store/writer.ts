@@ -426,6 +426,9 @@ export class TargetWriter {
    * first, the record it wrote is the one corrected, and nothing writes it again before the commit.
    */
   #takeRemovedFromFtsTotals(): void {
+    const db = this.#db as DatabaseSync & { enableDefensive?(on: boolean): void };
+    // A runtime without the switch keeps FTS5's totals as FTS5 leaves them (they only grow).
+    if (typeof db.enableDefensive !== "function") return;
     this.#db.exec("INSERT INTO source_chunks_fts(source_chunks_fts) VALUES('flush')");
     const row = this.#db.prepare("SELECT block FROM source_chunks_fts_data WHERE id = 1").get() as
       | { block: Uint8Array }
@@ -433,7 +436,6 @@ export class TargetWriter {
     if (!row) return;
     // SQLite's defensive mode keeps FTS5's own tables read-only to SQL: lifted for this one
     // statement (node:sqlite's `enableDefensive`, not yet in Deno's types).
-    const db = this.#db as DatabaseSync & { enableDefensive(on: boolean): void };
     db.enableDefensive(false);
     try {
       db.prepare("UPDATE source_chunks_fts_data SET block = ? WHERE id = 1").run(
