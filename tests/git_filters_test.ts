@@ -9,13 +9,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fixtureRepository, withWorkspace } from "./_helpers.ts";
-
-function git(root: string, ...args: string[]): void {
-  const out = new Deno.Command("git", { args, cwd: root, stdout: "null", stderr: "null" })
-    .outputSync();
-  assert.ok(out.success, `git ${args.join(" ")}`);
-}
+import { fixtureRepository, git, withWorkspace } from "./_helpers.ts";
 
 Deno.test("git never runs a repository's filter drivers or hooks, and changed files are still seen", async () => {
   const root = fixtureRepository({

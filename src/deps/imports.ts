@@ -60,11 +60,8 @@ const ECOSYSTEM_OF: Record<string, Ecosystem> = {
 const CANDIDATES = new Map<string, readonly (readonly [Ecosystem, string])[]>();
 const CANDIDATES_MAX = 200_000;
 
-/** The external import names of a committed repository target. */
-export function importedNames(
-  reader: TargetReader,
-  files: FileListing = reader.fileListing(),
-): ImportedNames {
+/** The external import names of a committed repository target (`files`: its file listing). */
+export function importedNames(reader: TargetReader, files: FileListing): ImportedNames {
   const names: ImportedNames = {
     npm: new Map(),
     pypi: new Map(),

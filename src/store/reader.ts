@@ -215,8 +215,8 @@ interface ChunkTable {
 }
 
 /**
- * Every chunk of one generation in columns, in id order: row `at` is chunk
- * `ids[at]`, and `rows` gives a chunk id's row. Read only; kept by the reader.
+ * Every chunk of one generation in columns, in content order (path, then start byte): row `at`
+ * is chunk `ids[at]`, and `rows` gives a chunk id's row. Read only; kept by the reader.
  */
 export type ChunkColumns = Readonly<Omit<ChunkTable, "byFile">>;
 
@@ -527,7 +527,7 @@ export class TargetReader {
 
   // ---- chunks and full text ---------------------------------------------------------------
 
-  /** Every chunk's place, in id order, held in memory for the generation. */
+  /** Every chunk's place, in content order, held in memory for the generation. */
   #chunkTable(): ChunkTable {
     return this.memo(CHUNK_TABLE, () => {
       // In content order (path, then place in the file), not by chunk id: rows break ties in

@@ -399,8 +399,9 @@ export class TargetWriter {
 
   /**
    * Creates the indexes a target built from nothing was loaded without. Loaded without the
-   * unique index, a symbol id written twice (a file written again in the same transaction) has
-   * two rows: the last one written stays, as `INSERT OR REPLACE` would have left it.
+   * unique index, a symbol id written by two files (an id is a hash of path, name, kind and
+   * ordinal; a file written again has its first rows removed) has two rows: the last one written
+   * stays, as `INSERT OR REPLACE` would have left it.
    */
   #createDeferredIndexes(): void {
     for (const index of DEFERRED_INDEXES) {
