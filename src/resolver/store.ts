@@ -655,6 +655,7 @@ export class ScopeStore {
     const pinned = this.#readers.get(repo);
     if (pinned) {
       try {
+        pinned.hold();
         return fn(pinned);
       } catch {
         this.#readers.delete(repo);

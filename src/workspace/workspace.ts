@@ -86,6 +86,13 @@ interface RunningRefresh {
 interface SharedState {
   /** Cached readers with the identity of the file they opened. */
   readers: Map<string, { reader: TargetReader; file: string }>;
+  /**
+   * Repositories whose cached reader this synchronous run found current (not marked damaged,
+   * its file still the one linked); emptied when the run ends. A request asks for a reader
+   * per file or node it reads (an outline of 150 nodes: hundreds of times), and each check is
+   * two file-system calls: within one run the answer is taken as it was.
+   */
+  checked: Set<string>;
   refreshes: Map<string, RunningRefresh>;
   lastReports: Map<string, RefreshReport>;
   pools: Map<string, ParsePool>;
@@ -123,6 +130,7 @@ export class Workspace {
     this.#owner = shared === undefined;
     this.#shared = shared ?? {
       readers: new Map(),
+      checked: new Set(),
       refreshes: new Map(),
       lastReports: new Map(),
       pools: new Map(),
@@ -196,6 +204,10 @@ export class Workspace {
   reader(
     repo: Repository,
   ): { reader: TargetReader; problem: null } | { reader: null; problem: ReadProblem } {
+    const current = this.#shared.checked.has(repo.name)
+      ? this.#shared.readers.get(repo.name)
+      : undefined;
+    if (current) return { reader: current.reader, problem: null };
     // A target a reader (in any thread or process) found damaged is damaged for every reader
     // until its replacement is linked; where refreshes run, the replacement starts here.
     if (isMarkedDamaged(repo.location)) {
@@ -207,6 +219,7 @@ export class Workspace {
     if (cached) {
       // A rebuild (here or in another thread or process) links another file: reopen then.
       if (fileIdentity(repo.location.databasePath) === cached.file) {
+        this.#checkedInThisRun(repo.name);
         return { reader: cached.reader, problem: null };
       }
       this.dropReader(repo);
@@ -228,7 +241,14 @@ export class Workspace {
     // The last good target answers; a replacement a crash abandoned beside it is redone.
     if (hasBuildBeside(repo.location)) this.repair(repo, "interrupted");
     this.#shared.readers.set(repo.name, { reader: opened.reader, file });
+    this.#checkedInThisRun(repo.name);
     return opened;
+  }
+
+  #checkedInThisRun(name: string): void {
+    const checked = this.#shared.checked;
+    if (checked.size === 0) queueMicrotask(() => checked.clear());
+    checked.add(name);
   }
 
   /**
@@ -251,6 +271,7 @@ export class Workspace {
   dropReader(repo: Repository): void {
     const reader = this.#shared.readers.get(repo.name)?.reader;
     this.#shared.readers.delete(repo.name);
+    this.#shared.checked.delete(repo.name);
     try {
       reader?.close();
     } catch { /* closed */ }
@@ -264,6 +285,8 @@ export class Workspace {
     const opened = this.reader(repo);
     if (!opened.reader) return { value: null, problem: opened.problem };
     try {
+      // A request's reads of one synchronous run see one commit (and check it once).
+      opened.reader.hold();
       return { value: fn(opened.reader), problem: null };
     } catch (error) {
       if (!isCorruption(error)) throw error;
@@ -529,6 +552,7 @@ export class Workspace {
       } catch { /* closed */ }
     }
     this.#shared.readers.clear();
+    this.#shared.checked.clear();
     for (const pool of this.#shared.pools.values()) pool.close();
     this.#shared.pools.clear();
     this.#shared.refreshWorker?.worker.terminate();
