@@ -293,6 +293,43 @@ Deno.test("outline: repository → directory → file → definition with one-li
   });
 });
 
+Deno.test("outline: summaries of long files and READMEs; counts follow a refresh", async () => {
+  const filler = (n: number, line: string) => Array.from({ length: n }, () => line).join("\n");
+  const root = fixtureRepository({
+    // A docstring over lines 2-4 of a file of thousands of lines.
+    "big/__init__.py": `\n"""Big package of generated helpers.\n\nMore text.\n"""\n` +
+      filler(3000, "X = 1"),
+    // Prose starting at line 150 of a long README: its first paragraph is the summary.
+    "docs/README.md": `${filler(149, "# heading")}\nThe docs tree holds guides. More.\n` +
+      filler(500, "- item"),
+    "docs/guide.py": `def guide():\n    return 1\n`,
+    // A module doc starting after line 80 is not a module doc: what the file defines is said.
+    "late.py": `${filler(80, "")}\n"""Too late to count."""\ndef late_one():\n    pass\n`,
+  });
+  await withWorkspace(root, async (_workspace, run) => {
+    await run("refresh");
+    const tree = await run("outline", { depth: 2 });
+    const summary = (path: string) =>
+      (tree.results.find((hit) => hit.path === path) as any)?.summary as string;
+    assert.equal(summary("big/__init__.py"), "Big package of generated helpers.");
+    assert.match(summary("big/"), /— Big package of generated helpers\.$/);
+    assert.match(
+      summary("docs/"),
+      /^2 file\(s\), 1 definition\(s\) — The docs tree holds guides\.$/,
+    );
+    assert.equal(summary("late.py"), "defines late_one");
+    // A new definition is counted once the refresh has committed it.
+    Deno.writeTextFileSync(
+      join(root, "docs/guide.py"),
+      "def guide():\n    return 1\n\n\ndef more():\n    return 2\n",
+    );
+    await run("refresh");
+    const after = await run("outline", { depth: 1 });
+    const docs = after.results.find((hit) => hit.path === "docs/") as any;
+    assert.match(docs.summary, /^2 file\(s\), 2 definition\(s\)/);
+  });
+});
+
 Deno.test("outline: pages continue in order; a tiny budget still moves the cursor", async () => {
   await indexed(agentRepository(), async (_workspace, run) => {
     const whole = await run("outline", { depth: 4 });

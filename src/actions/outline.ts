@@ -38,6 +38,15 @@ const PACKAGE_FILES = [
   "package-info.java",
 ];
 const README = /^readme(\.(md|rst|txt))?$/i;
+/**
+ * Lines of a file a summary reads at most: a README's first paragraph is looked for in them,
+ * a module doc in the first 80 (`moduleDocSentence`).
+ */
+const HEAD_LINES = 200;
+
+function headLines(path: string) {
+  return { path, start: 1, end: HEAD_LINES };
+}
 
 /** A directory of visible files. */
 interface Directory {
@@ -106,9 +115,11 @@ export function outline(scope: RequestScope, params: OutlineParams): Envelope<Ou
 
   const symbolsOf = (repo: Repository, path: string): StoredSymbol[] =>
     workspace.withReader(repo, (reader) => reader.symbolsInFile(path)).value ?? [];
-  const textOf = (repo: Repository, path: string): string | null =>
+  // A summary reads no further than a file's first lines: only as much text is inflated.
+  const headOf = (repo: Repository, path: string): string | null =>
     scope.allowPath(repo.name, path)
-      ? workspace.withReader(repo, (reader) => reader.fileText(path)).value
+      ? workspace.withReader(repo, (reader) => reader.fileLines([headLines(path)], HEAD_LINES)[0])
+        .value
       : null;
 
   function* walk(node: Node): Generator<Node> {
@@ -139,7 +150,7 @@ export function outline(scope: RequestScope, params: OutlineParams): Envelope<Ou
       yield* walk({ type: "symbol", repo: node.repo, file: node.file, symbol, level });
     }
   }
-  const definitionCounts = new Map<string, Map<number, number>>();
+  const definitionCounts = new Map<string, ReadonlyMap<number, number>>();
   function definitionsOf(repo: Repository, file: FileEntry): number {
     let counts = definitionCounts.get(repo.name);
     if (!counts) {
@@ -150,7 +161,7 @@ export function outline(scope: RequestScope, params: OutlineParams): Envelope<Ou
     return counts.get(file.id) ?? 0;
   }
 
-  const hitOf = (node: Node): ResultHit => summaryHit(node, { symbolsOf, textOf });
+  const hitOf = (node: Node): ResultHit => summaryHit(node, { symbolsOf, headOf });
   const fitter = new PageFitter({ limit, tokenBudget: params.token_budget });
   let position = 0;
   let more = false;
@@ -183,7 +194,8 @@ function summaryHit(
   node: Node,
   read: {
     symbolsOf: (repo: Repository, path: string) => StoredSymbol[];
-    textOf: (repo: Repository, path: string) => string | null;
+    /** A file's first `HEAD_LINES` lines (its whole text when it is no longer). */
+    headOf: (repo: Repository, path: string) => string | null;
   },
 ): ResultHit {
   const base = { repo: node.repo.name, source_kind: "local" as const, score: 1, snippet: "" };
@@ -191,7 +203,7 @@ function summaryHit(
     case "repository":
     case "directory": {
       const dir = node.type === "repository" ? node.root : node.dir;
-      const sentence = directorySentence(dir, (path) => read.textOf(node.repo, path));
+      const sentence = directorySentence(dir, (path) => read.headOf(node.repo, path));
       const counts = `${dir.fileCount} file(s), ${dir.definitions} definition(s)`;
       return {
         ...base,
@@ -209,7 +221,7 @@ function summaryHit(
       };
     }
     case "file": {
-      const text = read.textOf(node.repo, node.file.path);
+      const text = read.headOf(node.repo, node.file.path);
       const sentence = text === null ? null : moduleDocSentence(text);
       let summary = sentence;
       if (!summary && node.definitions > 0) {
@@ -254,23 +266,23 @@ function summaryHit(
 }
 
 /** The doc sentence of a directory's package file, else of its README. */
-function directorySentence(dir: Directory, textOf: (path: string) => string | null): string | null {
+function directorySentence(dir: Directory, headOf: (path: string) => string | null): string | null {
   for (const name of PACKAGE_FILES) {
     const file = dir.files.find((entry) => entry.path.split("/").pop() === name);
     if (!file) continue;
-    const text = textOf(file.path);
+    const text = headOf(file.path);
     const sentence = text === null ? null : moduleDocSentence(text);
     if (sentence) return sentence;
   }
   const readme = dir.files.find((entry) => README.test(entry.path.split("/").pop() ?? ""));
-  const text = readme ? textOf(readme.path) : null;
+  const text = readme ? headOf(readme.path) : null;
   return text === null ? null : readmeSentence(text);
 }
 
 /** The first sentence of a README's first paragraph of prose. */
 function readmeSentence(text: string): string | null {
   const paragraph: string[] = [];
-  for (const line of text.split("\n", 200)) {
+  for (const line of text.split("\n", HEAD_LINES)) {
     const trimmed = line.trim();
     const prose = trimmed !== "" && !/^(#|=|-{3,}|\[|!\[|<|\||```|\.\. |:)/.test(trimmed);
     if (prose) paragraph.push(trimmed);
@@ -280,7 +292,7 @@ function readmeSentence(text: string): string | null {
 }
 
 /** The directory tree of a list of files, with counts. */
-function treeOf(files: FileEntry[], definitions: Map<number, number>): Directory {
+function treeOf(files: FileEntry[], definitions: ReadonlyMap<number, number>): Directory {
   const root: Directory = {
     name: "",
     path: "",

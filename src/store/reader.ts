@@ -272,6 +272,11 @@ const SYMBOL_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.
 const SYMBOLS_FROM = "FROM code_symbols s JOIN source_files f ON f.id = s.file_id";
 const MATCH_COLUMNS = `s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line,
   s.signature, s.doc, s.exported, f.path, f.language`;
+const PER_FILE_COUNT_KEYS: Record<PerFileTable, MemoKey<ReadonlyMap<number, number>>> = {
+  chunks: new MemoKey("store:per-file:chunks"),
+  symbols: new MemoKey("store:per-file:symbols"),
+  relations: new MemoKey("store:per-file:relations"),
+};
 const PER_FILE_COUNTS: Record<PerFileTable, string> = {
   chunks: "SELECT file_id AS id, count(*) AS n FROM source_chunks GROUP BY file_id",
   symbols: "SELECT file_id AS id, count(*) AS n FROM code_symbols GROUP BY file_id",
@@ -1233,10 +1238,17 @@ export class TargetReader {
     };
   }
 
-  /** Per file id, the rows of one table it owns. */
-  perFileCounts(table: PerFileTable): Map<number, number> {
-    return new Map(
-      this.#all(PER_FILE_COUNTS[table]).map((row) => [Number(row.id), Number(row.n)]),
+  /**
+   * Per file id, the rows of one table it owns (per generation: a count over a whole table,
+   * which outline asks on every call).
+   */
+  perFileCounts(table: PerFileTable): ReadonlyMap<number, number> {
+    return this.memo(
+      PER_FILE_COUNT_KEYS[table],
+      () =>
+        new Map(
+          this.#all(PER_FILE_COUNTS[table]).map((row) => [Number(row.id), Number(row.n)]),
+        ),
     );
   }
 
