@@ -5,7 +5,13 @@
  * fresh scan gives.
  */
 import nodeAssert from "node:assert/strict";
-import { type BodyDepths, localBinding, mayBindLocally } from "../src/resolver/receiver.ts";
+import {
+  type BodyDepths,
+  keptPatternNames,
+  localBinding,
+  mayBindLocally,
+  PATTERN_CACHE_SIZE,
+} from "../src/resolver/receiver.ts";
 
 const PYTHON = `import os
 from lib import helper, Matrix
@@ -95,4 +101,22 @@ Deno.test("mayBindLocally: a parameter, an assignment, a loop target and an alia
     nodeAssert.ok(!mayBindLocally("python", PYTHON, name), name);
   }
   nodeAssert.ok(mayBindLocally("ecmascript", "const x = 1;", "y"));
+});
+
+Deno.test("binding patterns: a few names' are kept, the ones used last, and answers do not change", () => {
+  // Thousands of distinct names (a long-lived query Worker resolves that many and more): the
+  // compiled patterns kept stay bounded (each holds its machine code), and a name asked again
+  // after its patterns were dropped is answered as before.
+  const text = "def f(values, scale):\n    total = 0\n    return total\n";
+  const before = ["values", "scale", "total", "zip"].map((name) =>
+    mayBindLocally("python", text, name)
+  );
+  for (let i = 0; i < PATTERN_CACHE_SIZE * 3; i++) mayBindLocally("python", text, `name_${i}`);
+  nodeAssert.ok(keptPatternNames() <= PATTERN_CACHE_SIZE, `${keptPatternNames()} kept`);
+  nodeAssert.ok(PATTERN_CACHE_SIZE <= 5_000, "a bound small enough to matter");
+  nodeAssert.deepStrictEqual(
+    ["values", "scale", "total", "zip"].map((name) => mayBindLocally("python", text, name)),
+    before,
+  );
+  nodeAssert.deepStrictEqual(before, [true, true, true, false]);
 });
