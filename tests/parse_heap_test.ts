@@ -3,7 +3,7 @@
  * (`src/indexer/heap.ts`): the collector must exist in this runtime and collect at once.
  */
 import assert from "node:assert/strict";
-import { garbageCollector, HEAP_MARK, heapBound } from "../src/indexer/heap.ts";
+import { garbageCollector, HEAP_MARK, heapBound, heapCollector } from "../src/indexer/heap.ts";
 
 Deno.test("garbageCollector: collects an isolate's unreachable objects at once", () => {
   const collect = garbageCollector();
@@ -21,4 +21,19 @@ Deno.test("heapBound: collects only above its mark", () => {
   assert.equal(heapBound(Number.MAX_SAFE_INTEGER)(), false);
   assert.equal(heapBound(0)(), true);
   assert.ok(HEAP_MARK >= 32 * 2 ** 20, "a mark below a Worker's live set would collect every file");
+});
+
+Deno.test("heapCollector: a live set past the mark does not make every check collect", () => {
+  const collector = heapCollector(1, 8 * 2 ** 20);
+  assert.ok(collector !== null);
+  // Kept alive across the checks: a live set far above the 1-byte mark.
+  const live = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `kept ${i}` }));
+  assert.equal(collector.over(), true);
+  collector.collect();
+  // Right after a collection the heap is its live set: below the next limit (live + headroom).
+  assert.equal(collector.over(), false, "collects again only once the headroom is used");
+  // Once the headroom is allocated and still held, the next check collects again.
+  const more = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `more ${i}` }));
+  assert.equal(collector.over(), true);
+  assert.ok(live.length + more.length > 0);
 });
