@@ -6,8 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import { runAction } from "../src/actions/dispatch.ts";
 import type { TargetReader } from "../src/store/reader.ts";
+import type { AccessContext } from "../src/workspace/scope.ts";
 import type { Workspace } from "../src/workspace/workspace.ts";
+import { withoutTimes } from "../scripts/_bench_stats.ts";
 import { fixtureRepository, withWorkspace } from "./_helpers.ts";
 
 /** Another connection's commit: the generation moves on and one file's row is gone. */
@@ -116,6 +119,66 @@ Deno.test("in rollback mode nothing is held: a writer is never kept waiting by a
       // A lock held by the reader would fail this at once (no busy timeout).
       db.prepare("UPDATE meta SET value = ? WHERE key = 'generation'").run(String(before + 1));
       assert.equal(reader.generation(), before + 1);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+Deno.test("actions answer alike whether their reads hold a snapshot (WAL) or not (rollback)", async () => {
+  const root = fixtureRepository({
+    "pkg/__init__.py": '"""A package of shapes."""\n',
+    "pkg/shapes.py": "class Shape:\n    def area(self):\n        return 0\n\n\n" +
+      "class Square(Shape):\n    def area(self):\n        return self.side * self.side\n",
+    "pkg/use.py": "from pkg.shapes import Square\n\n\ndef total(items):\n" +
+      "    return sum(Square().area() for _ in items)\n",
+    "secret/notes.py": "def area_of_secret():\n    return Square\n",
+  });
+  // A caller who sees pkg/ only: its search statistics come from the chunks it may see.
+  const restricted: AccessContext = {
+    allowPath: (_repo, path) => path.startsWith("pkg/"),
+    pathRestricted: () => true,
+    pathRule: () => ({ key: "pkg-only", allow: (path: string) => path.startsWith("pkg/") }),
+  };
+  const asked: [string, Record<string, unknown>, AccessContext?][] = [
+    ["search", { query: "square area" }],
+    ["search", { query: "square area" }, restricted],
+    ["symbols", { query: "area" }],
+    ["definition", { symbol: "Square" }],
+    ["references", { symbol: "Square.area" }],
+    ["impact", { symbol: "Square" }],
+    ["outline", {}],
+    ["map", {}],
+    ["context", { query: "square area" }],
+    ["grep", { pattern: "$X.area()", language: "python" }],
+  ];
+  await withWorkspace(root, async (workspace, run) => {
+    await run("refresh");
+    const answers = async () => {
+      const out: string[] = [];
+      for (const [action, params, context] of asked) {
+        const answer = await runAction(workspace, action, params, context ?? {});
+        out.push(JSON.stringify(withoutTimes({ ...answer, trace_id: "", next_cursor: null })));
+      }
+      return out;
+    };
+    const db = new DatabaseSync(workspace.repositories[0].location.databasePath, {
+      readOnly: true,
+    });
+    try {
+      assert.equal(db.prepare("PRAGMA journal_mode").get()?.journal_mode, "delete");
+      const alone = await answers();
+      walMode(workspace);
+      // (A connection tells the mode its last read found.)
+      db.prepare("SELECT count(*) FROM meta").get();
+      assert.equal(db.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
+      const held = await answers();
+      assert.deepEqual(held, alone);
+      // Not empty answers agreeing: each action found something.
+      for (const [i, answer] of alone.entries()) {
+        const results = (JSON.parse(answer) as { results: unknown[] }).results;
+        assert.ok(results.length > 0, `${asked[i][0]} answered nothing`);
+      }
     } finally {
       db.close();
     }
