@@ -302,6 +302,8 @@ export class TargetReader {
   #dataVersion = -1;
   /** Whether a snapshot taken by `hold` is open on this connection. */
   #held = false;
+  /** Whether `hold` was asked in this synchronous run (a snapshot or not, it ends with it). */
+  #inRun = false;
   /** Of this generation, the last decoded texts, unpacked relations and symbols read. */
   readonly #texts = new Lru<string, string>(TEXT_CACHE_CHARS, (text) => text.length);
   readonly #relations = new Lru<number, RelationRow[]>(ROW_CACHE, (rows) => rows.length);
@@ -340,7 +342,13 @@ export class TargetReader {
    * (in this thread, until its timeout): there nothing is held, and each read stands alone.
    */
   hold(): void {
-    if (this.#held) return;
+    // Once per run, held or not: in rollback mode the run's further calls cost nothing either.
+    if (this.#inRun) return;
+    this.#inRun = true;
+    queueMicrotask(() => {
+      this.#inRun = false;
+      this.#release();
+    });
     try {
       this.#db.exec("BEGIN");
     } catch {
@@ -350,11 +358,7 @@ export class TargetReader {
     // The first read starts the snapshot (the meta values kept must be of it) and tells the
     // journal mode.
     this.#checkVersion();
-    if (this.#get("PRAGMA journal_mode")?.journal_mode !== "wal") {
-      this.#release();
-      return;
-    }
-    queueMicrotask(() => this.#release());
+    if (this.#get("PRAGMA journal_mode")?.journal_mode !== "wal") this.#release();
   }
 
   #release(): void {
