@@ -37,7 +37,7 @@ Deno.test("heapCollector: a live set past the mark does not make every check col
   // Held allocations reach the limit once the heap holds its live set again (plus what one step
   // allocates).
   const held: unknown[] = [];
-  while (!collector.over() && held.length < 200) {
+  while (!collector.over() && held.length < 2_000) {
     held.push(Array.from({ length: 10_000 }, (_, i) => ({ i, s: `more ${i}` })));
   }
   assert.equal(collector.over(), true, "the limit is reached");
