@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { pathJudge, type Verdict } from "../src/indexer/inventory.ts";
+import { pathJudge, takeInventory, type Verdict } from "../src/indexer/inventory.ts";
+import { parseSettings } from "../src/indexer/settings.ts";
 
 function tree(files: Record<string, string>): string {
   const root = Deno.makeTempDirSync({ prefix: "sextant-judge-" });
@@ -69,6 +70,49 @@ Deno.test("pathJudge: names, links and sizes, each judged the same remembered or
     assert.deepEqual(forward, want);
     assert.deepEqual(fresh, want);
     assert.deepEqual(reversed, want);
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
+});
+
+Deno.test("takeInventory: paths expected from the last refresh change nothing but when they are judged", async () => {
+  const root = tree({
+    "src/app.py": "x = 1\n",
+    "src/new.py": "n = 1\n",
+    "ignored/out.py": "i = 1\n",
+    ".gitignore": "ignored/\n",
+    "src/.env": "SECRET=1\n",
+    "outside/o.py": "o = 4\n",
+  });
+  Deno.symlinkSync(join(root, "outside"), join(root, "linked"));
+  try {
+    const git = (...args: string[]) =>
+      new Deno.Command("git", { args, cwd: root, stdout: "null", stderr: "null" }).outputSync();
+    git("init", "-q");
+    const settings = parseSettings(null);
+    const plain = await takeInventory(root, settings);
+    assert.equal(plain.source, "git");
+    assert.deepEqual(plain.files.map((file) => file.path), [
+      ".gitignore",
+      "outside/o.py",
+      "src/app.py",
+      "src/new.py",
+    ]);
+    // Expected: a stored file since deleted, one git ignores, a secret, the link, and a repeat;
+    // not the new file. Only what git lists counts, each judged as before.
+    const hinted = await takeInventory(root, settings, [
+      "src/gone.py",
+      "ignored/out.py",
+      "src/.env",
+      "linked",
+      "src/app.py",
+      "src/app.py",
+    ]);
+    assert.deepEqual(hinted, plain);
+    assert.deepEqual(
+      hinted.skipped.map((skip) => `${skip.path} ${skip.reason}`).sort(),
+      ["linked symlink", "src/.env secret"],
+    );
   } finally {
     Deno.removeSync(root, { recursive: true });
   }

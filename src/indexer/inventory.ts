@@ -78,18 +78,28 @@ export interface Inventory {
   source: "git" | "walk";
 }
 
-/** Lists the files of one repository that may be indexed, and why the others are not. */
+/**
+ * Lists the files of one repository that may be indexed, and why the others are not.
+ * `expected`: paths the listing will probably hold (those the last refresh stored), judged while
+ * git lists, which takes as long as judging them: on sympy a no-op refresh's inventory is git's
+ * 11 ms and ~2,100 `lstat`s of 7 µs each, one after the other without this. A path is judged
+ * once, and only the listed paths' verdicts count.
+ */
 export async function takeInventory(
   root: string,
   settings: RepositorySettings,
+  expected: Iterable<string> = [],
 ): Promise<Inventory> {
-  const listed = await gitListFiles(root);
-  const paths = listed ?? walkHonouringGitignore(root);
+  const listing = gitListFiles(root);
   const judge = pathJudge(root, settings);
+  const early = new Map<string, Verdict>();
+  for (const path of expected) early.set(path, judge(path));
+  const listed = await listing;
+  const paths = listed ?? walkHonouringGitignore(root);
   const files: InventoryEntry[] = [];
   const skipped: Inventory["skipped"] = [];
   for (const path of [...new Set(paths)].sort()) {
-    const verdict = judge(path);
+    const verdict = early.has(path) ? early.get(path)! : judge(path);
     if (verdict === null) continue;
     if ("reason" in verdict) skipped.push({ path, reason: verdict.reason });
     else files.push(verdict);

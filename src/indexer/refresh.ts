@@ -93,15 +93,17 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });
-    // HEAD is read while the files are listed and judged (each is a git process).
+    // HEAD is read while the files are listed and judged (each is a git process); the stored
+    // files are read, and judged, while git lists.
     const reading = options.files ? null : gitHead(root);
+    const stored = writer.storedFiles();
     const inventory: Inventory = options.files
       ? { files: options.files, skipped: [], source: "walk" }
-      : await takeInventory(root, settings);
+      : await takeInventory(root, settings, stored.keys());
     const head = await reading;
     const inventoryDone = performance.now();
 
-    const planned = await planRefresh({ ...options, settings, inventory, head });
+    const planned = await planRefresh({ ...options, settings, inventory, head, stored });
     const planDone = performance.now();
 
     const parsedAll = await parseAndWrite({ ...options, settings, inventory, planned, progress });
@@ -191,9 +193,10 @@ async function planRefresh(options: {
   settings: RepositorySettings;
   inventory: Inventory;
   head: string | null;
+  /** The stored state of every file (`TargetWriter.storedFiles`). */
+  stored: Map<string, StoredFile>;
 }): Promise<PlannedRefresh> {
-  const { root, writer, table, settings, inventory, head } = options;
-  const stored = writer.storedFiles();
+  const { root, writer, table, settings, inventory, head, stored } = options;
   const previousHead = writer.meta("head") || null;
   const renames = previousHead && head && previousHead !== head
     ? await gitRenames(root, previousHead, head)
