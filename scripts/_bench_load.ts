@@ -32,6 +32,7 @@ import { parseArgs } from "node:util";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import type { RefreshReport } from "../src/indexer/refresh.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
+import { POOL_IDLE_MS } from "../src/workspace/refresh_priority.ts";
 import { paramsFor } from "./_bench_actions.ts";
 import { coldIndex } from "./_bench_cold.ts";
 import {
@@ -111,6 +112,11 @@ export interface DaemonResult {
   /** VmHWM at the end: the daemon's peak over its life (the refresh included). */
   peak_rss_mb: number;
   rss_after_mb: number;
+  /**
+   * VmRSS once the daemon has settled after the refresh: its parse Workers closed (they stay
+   * `POOL_IDLE_MS` after the last refresh), no request since.
+   */
+  rss_settled_mb: number;
   /** The daemon's answer-cache counters at the end. */
   cache: { hits: number; misses: number } | null;
   error_samples: string[];
@@ -194,6 +200,8 @@ export async function benchDaemon(
     });
     const refreshResult = await refresh.result();
     const rss = processRss(process.pid);
+    await new Promise((resolve) => setTimeout(resolve, POOL_IDLE_MS + 5_000));
+    const settled = processRss(process.pid);
     const status = await daemon.control.request("status").catch(() => null) as
       | { data?: { daemon?: { cache?: { hits: number; misses: number } } } }
       | null;
@@ -217,6 +225,7 @@ export async function benchDaemon(
       },
       peak_rss_mb: round(rss.peak / MB, 1),
       rss_after_mb: round(rss.rss / MB, 1),
+      rss_settled_mb: round(settled.rss / MB, 1),
       cache: status?.data?.daemon?.cache ?? null,
       error_samples: errorSamples,
       load_average: [loadBefore, loadAverage()],
@@ -520,7 +529,7 @@ export function summary(label: string, result: DaemonResult): string {
     `refresh CPU s     ${JSON.stringify(result.during_refresh.cpu_s)}`,
     line("while refreshing", result.during_refresh.sent_while_refreshing) +
     ` | refresh ${result.during_refresh.refresh?.ms} ms, ${result.during_refresh.refresh?.parsed} parsed`,
-    `RSS idle ${result.rss_idle_mb} MB, peak ${result.peak_rss_mb} MB, after ${result.rss_after_mb} MB; ` +
+    `RSS idle ${result.rss_idle_mb} MB, peak ${result.peak_rss_mb} MB, after ${result.rss_after_mb} MB, settled ${result.rss_settled_mb} MB; ` +
     `errors ${result.serving.errors + result.during_refresh.errors} ${
       result.error_samples.join("; ")
     }`,
