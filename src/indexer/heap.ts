@@ -4,7 +4,9 @@
  * a 4 MB young generation), and V8 lets the old generation grow to several times its live set
  * before collecting it: ~100 MB per Worker on sympy, where the live set is 10-20 MB. Collected
  * once the heap in use passes a mark, the heap stays near the live set plus one file's work, and
- * V8 sets its next limits from that smaller heap.
+ * V8 sets its next limits from that smaller heap. The serving processes start with
+ * `--heap-growing-percent=20` (`scripts/_serving_flags.ts`), under which V8's own collections
+ * mostly keep the heap below the mark: the mark is the bound where that flag is not given.
  *
  * Also the indexing process's malloc setting (`fixMallocThreshold`), which keeps the buffers
  * the parse Workers hand the writer from piling up pages in malloc arenas.
