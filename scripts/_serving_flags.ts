@@ -14,7 +14,7 @@
  * own incremental, mostly concurrent collections keep each heap near its live set, and the
  * forced full collections of the query and parse Workers (`heap.ts`), each a stop of 60-190 ms
  * and one thread's worth of waiting requests, are rarely reached. Measured on sympy, alternate
- * runs: cold index 17.4-18.0 → 15.8-16.3 s, CPU 32.3-33.3 → 29.3-29.9 s, peak 345-365 → 284-309
+ * runs: cold index 21.2 / 23.8 / 18.5 → 19.2 / 16.7 / 18.1 s, CPU 39.3 / 44.4 / 34.4 → 35.5 / 30.8 / 33.6 s, peak 367-372 → 292-304
  * MB; a daemon under 16 clients (search, symbols, definition) 288 → 441 requests/s, search p99
  * 244 → 112 ms serving and 320 → 124 ms during a refresh, RSS serving 280 → 249 MB, peak
  * 576 → 476 MB, settled after the refresh 291 → 292 MB.
