@@ -20,6 +20,13 @@ import type {
 /** Jobs waiting per Worker before the pool starts another. */
 const JOBS_PER_WORKER = 64;
 
+/**
+ * Workers in a row that may fail while loading their modules (before taking any job) until the
+ * pool gives up: a broken installation fails every Worker alike, and replacing each one forever
+ * would leave the refresh waiting on jobs no Worker will take.
+ */
+export const START_ATTEMPTS = 3;
+
 interface Slot {
   worker: Worker;
   /** The Worker has started: jobs are sent only then, so a timeout never counts its start. */
@@ -74,6 +81,12 @@ export class ParsePool {
   readonly #queue: { job: ParseJob; resolve: (reply: ParseReply) => void }[] = [];
   /** The most Workers this pool starts. */
   readonly #size: number;
+  /** The Worker module (the parse Worker; a test's own to fail on purpose). */
+  readonly #module: URL;
+  /** Workers in a row that failed before they were ready. */
+  #startFailures = 0;
+  /** Why no Worker can start, once `START_ATTEMPTS` in a row have failed: every job fails so. */
+  #startFailure: string | null = null;
   #closed = false;
 
   /**
@@ -81,7 +94,8 @@ export class ParsePool {
    * `JOBS_PER_WORKER` jobs per Worker wait, up to `size` (default: the cores, at most 4). A
    * refresh of a few files costs one Worker, not one per core.
    */
-  constructor(options: { root: string; table: LanguageTable; size?: number }) {
+  constructor(options: { root: string; table: LanguageTable; size?: number; module?: URL }) {
+    this.#module = options.module ?? new URL("./parse_worker.ts", import.meta.url);
     this.#root = options.root;
     this.#realRoot = Deno.realPathSync(options.root);
     this.#table = options.table;
@@ -95,6 +109,7 @@ export class ParsePool {
   /** Parses one file; never rejects (failures come back as replies). */
   parse(job: ParseJob): Promise<ParseReply> {
     if (this.#closed) throw new Error("Cannot parse: the pool is closed");
+    if (this.#startFailure !== null) return Promise.resolve(this.#unstarted(job));
     return new Promise((resolve) => {
       this.#queue.push({ job, resolve });
       if (
@@ -115,7 +130,7 @@ export class ParsePool {
   }
 
   #spawn(): Slot {
-    const worker = new Worker(new URL("./parse_worker.ts", import.meta.url), {
+    const worker = new Worker(this.#module, {
       type: "module",
       deno: {
         permissions: {
@@ -137,12 +152,14 @@ export class ParsePool {
       else if (message.type === "read") this.#read(slot, message);
       else {
         slot.ready = true;
+        this.#startFailures = 0;
         this.#pump();
       }
     };
     worker.onerror = (event) => {
       event.preventDefault();
-      this.#replace(slot, "crash", `worker crashed: ${event.message}`);
+      if (slot.ready) this.#replace(slot, "crash", `worker crashed: ${event.message}`);
+      else this.#failedToStart(slot, event.message);
     };
     worker.postMessage(this.#init);
     return slot;
@@ -226,6 +243,32 @@ export class ParsePool {
     if (base === null) return null;
     const full = `${base}/${job.path}`;
     return full.startsWith(`${this.#realRoot}/`) ? full.slice(this.#realRoot.length + 1) : null;
+  }
+
+  /**
+   * A Worker failed before it was ready (it holds no job): replaced, unless `START_ATTEMPTS`
+   * in a row have failed so; then, with no other Worker ready, every waiting and later job
+   * fails with the reason (a `parse` failure of no file's making: retried by the next refresh).
+   */
+  #failedToStart(slot: Slot, message: string): void {
+    slot.worker.terminate();
+    const index = this.#slots.indexOf(slot);
+    if (this.#closed || index < 0) return;
+    if (++this.#startFailures < START_ATTEMPTS) {
+      this.#slots[index] = this.#spawn();
+      return;
+    }
+    this.#slots.splice(index, 1);
+    if (this.#slots.some((other) => other.ready)) return;
+    for (const other of this.#slots) other.worker.terminate();
+    this.#slots.length = 0;
+    this.#startFailure =
+      `parse Workers cannot start (${START_ATTEMPTS} in a row failed): ${message}`;
+    for (const waiting of this.#queue.splice(0)) waiting.resolve(this.#unstarted(waiting.job));
+  }
+
+  #unstarted(job: ParseJob): ParseReply {
+    return { id: job.id, status: "failed", stage: "parse", message: this.#startFailure ?? "" };
   }
 
   /**

@@ -1,0 +1,71 @@
+/**
+ * A parse pool whose Workers cannot start (`_unstartable_parse_worker.ts`) fails its jobs with
+ * the reason after `START_ATTEMPTS` tries, instead of replacing Workers forever while the
+ * refresh waits; a pool of real Workers beside it parses as usual.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ParsePool, START_ATTEMPTS } from "../src/indexer/pool.ts";
+import { loadLanguageTable } from "../src/indexer/languages.ts";
+import type { ParseJob } from "../src/indexer/parse_types.ts";
+
+function job(root: string, id: number): ParseJob {
+  return {
+    id,
+    root,
+    path: "a.py",
+    language: "python",
+    knownHash: null,
+    maxFileSize: 1 << 20,
+    packageRoot: null,
+  };
+}
+
+/** The reply, or a failure once `ms` pass without one (a pool that never answers). */
+async function within<T>(reply: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const never = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([reply, never]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test("parse pool: Workers that cannot start fail the jobs with the reason, not forever", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "sextant-pool-start-" });
+  Deno.writeTextFileSync(join(root, "a.py"), "def f():\n    return 1\n");
+  const table = loadLanguageTable();
+  const broken = new ParsePool({
+    root,
+    table,
+    size: 2,
+    module: new URL("./_unstartable_parse_worker.ts", import.meta.url),
+  });
+  const working = new ParsePool({ root, table, size: 1 });
+  try {
+    // Jobs waiting when the last attempt fails, and one asked afterwards.
+    const waiting = await within(
+      Promise.all([1, 2, 3].map((id) => broken.parse(job(root, id)))),
+      60_000,
+    );
+    for (const [i, reply] of waiting.entries()) {
+      assert.equal(reply.id, i + 1);
+      assert.equal(reply.status, "failed");
+      if (reply.status !== "failed") continue;
+      assert.equal(reply.stage, "parse");
+      assert.match(reply.message, new RegExp(`cannot start \\(${START_ATTEMPTS} in a row`));
+      assert.match(reply.message, /this parse Worker cannot load/);
+    }
+    const later = await within(broken.parse(job(root, 4)), 1_000);
+    assert.equal(later.status, "failed");
+    const parsed = await within(working.parse(job(root, 5)), 60_000);
+    assert.equal(parsed.status, "parsed");
+  } finally {
+    broken.close();
+    working.close();
+    Deno.removeSync(root, { recursive: true });
+  }
+});
