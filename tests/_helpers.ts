@@ -43,6 +43,21 @@ export function writeFiles(root: string, files: Record<string, string | Uint8Arr
   }
 }
 
+/** The promise's value, or a failure naming `what` once `ms` pass without one (a hang guard). */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) =>
+        timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Runs git in a directory; throws on failure. */
 export function git(cwd: string, ...args: string[]): string {
   const out = new Deno.Command("git", { args, cwd, stdout: "piped", stderr: "piped" }).outputSync();

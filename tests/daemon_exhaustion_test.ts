@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { DaemonClient } from "../src/daemon/client.ts";
 import { ErrorCode } from "../src/protocol/errors.ts";
-import { fixtureRepository, startDaemon } from "./_helpers.ts";
+import { fixtureRepository, startDaemon, within } from "./_helpers.ts";
 
 const FILES = {
   "src/config.ts": "export function parseConfig(path: string): string {\n  return path;\n}\n",
@@ -80,20 +80,6 @@ function alive(pid: number): boolean {
     return !/State:\s+Z/.test(Deno.readTextFileSync(`/proc/${pid}/status`));
   } catch {
     return false;
-  }
-}
-
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) =>
-        timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)
-      ),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathJudge, takeInventory, type Verdict } from "../src/indexer/inventory.ts";
 import { parseSettings } from "../src/indexer/settings.ts";
+import { git } from "./_helpers.ts";
 
 function tree(files: Record<string, string>): string {
   const root = Deno.makeTempDirSync({ prefix: "sextant-judge-" });
@@ -86,9 +87,7 @@ Deno.test("takeInventory: paths expected from the last refresh change nothing bu
   });
   Deno.symlinkSync(join(root, "outside"), join(root, "linked"));
   try {
-    const git = (...args: string[]) =>
-      new Deno.Command("git", { args, cwd: root, stdout: "null", stderr: "null" }).outputSync();
-    git("init", "-q");
+    git(root, "init", "-q");
     const settings = parseSettings(null);
     const plain = await takeInventory(root, settings);
     assert.equal(plain.source, "git");

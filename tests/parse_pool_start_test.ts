@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ParsePool, START_ATTEMPTS } from "../src/indexer/pool.ts";
 import { loadLanguageTable } from "../src/indexer/languages.ts";
 import type { ParseJob } from "../src/indexer/parse_types.ts";
+import { within } from "./_helpers.ts";
 
 function job(root: string, id: number): ParseJob {
   return {
@@ -19,19 +20,6 @@ function job(root: string, id: number): ParseJob {
     maxFileSize: 1 << 20,
     packageRoot: null,
   };
-}
-
-/** The reply, or a failure once `ms` pass without one (a pool that never answers). */
-async function within<T>(reply: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const never = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([reply, never]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 Deno.test("parse pool: Workers that cannot start fail the jobs with the reason, not forever", async () => {
@@ -50,6 +38,7 @@ Deno.test("parse pool: Workers that cannot start fail the jobs with the reason, 
     const waiting = await within(
       Promise.all([1, 2, 3].map((id) => broken.parse(job(root, id)))),
       60_000,
+      "jobs of a pool that cannot start",
     );
     for (const [i, reply] of waiting.entries()) {
       assert.equal(reply.id, i + 1);
@@ -59,9 +48,9 @@ Deno.test("parse pool: Workers that cannot start fail the jobs with the reason, 
       assert.match(reply.message, new RegExp(`cannot start \\(${START_ATTEMPTS} in a row`));
       assert.match(reply.message, /this parse Worker cannot load/);
     }
-    const later = await within(broken.parse(job(root, 4)), 1_000);
+    const later = await within(broken.parse(job(root, 4)), 1_000, "a later job");
     assert.equal(later.status, "failed");
-    const parsed = await within(working.parse(job(root, 5)), 60_000);
+    const parsed = await within(working.parse(job(root, 5)), 60_000, "a working pool");
     assert.equal(parsed.status, "parsed");
   } finally {
     broken.close();
