@@ -258,7 +258,8 @@ class GrepRun {
       const read = () =>
         workspace.withReader(repo, (reader) => reader.fileTextAndUnits(file.path)).value ??
           { text: null, units: null };
-      if (await this.#visit(repo, file, read, position)) return false;
+      if (this.#sliceSpent()) await this.#pause();
+      if (this.#visit(repo, file, read, position)) return false;
     }
     return true;
   }
@@ -293,7 +294,8 @@ class GrepRun {
     for (const { path, text } of files) {
       this.filesConsidered++;
       const file: CandidateFile = { id: -1, path, contentHash: sha256Hex(text) };
-      if (await this.#visit(repo, file, () => ({ text, units: null }), position)) return false;
+      if (this.#sliceSpent()) await this.#pause();
+      if (this.#visit(repo, file, () => ({ text, units: null }), position)) return false;
     }
     if (bounded.cut) {
       this.#limitations.push(
@@ -303,13 +305,30 @@ class GrepRun {
     return true;
   }
 
+  /**
+   * Whether the request has run `GREP_LIMITS.sliceMs` without a break. Only then does it await
+   * (`#pause`): files between two breaks are visited in one synchronous run, so their reads share
+   * one check of the target and one snapshot (`TargetReader.hold`). Awaited file by file (even
+   * an await that does not wait ends the run), every file paid both (sympy, `lambda $X: $X` over
+   * 690 candidate files: ~10% of the answer).
+   */
+  #sliceSpent(): boolean {
+    return performance.now() - this.#sliceStarted > GREP_LIMITS.sliceMs;
+  }
+
+  /** Lets other work run, and starts the next slice. */
+  async #pause(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#sliceStarted = performance.now();
+  }
+
   /** One candidate file; true when a bound stopped the request (with `next` set). */
-  async #visit(
+  #visit(
     repo: Repository,
     file: CandidateFile,
     read: () => { text: string | null; units: Uint8Array | null },
     position: GrepPosition | null,
-  ): Promise<boolean> {
+  ): boolean {
     const skip = position && file.path === position.path ? position.skip : 0;
     const stopAt: GrepPosition = { repo: repo.name, path: file.path, skip };
     this.#options.scope.throwIfCancelled("grep");
@@ -319,10 +338,6 @@ class GrepRun {
       );
       this.next = stopAt;
       return true;
-    }
-    if (performance.now() - this.#sliceStarted > GREP_LIMITS.sliceMs) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      this.#sliceStarted = performance.now();
     }
     const { text, units } = read();
     if (text === null || !this.#holdsLiterals(text)) return false;
