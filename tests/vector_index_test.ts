@@ -12,8 +12,10 @@ import {
   readQuantized,
 } from "../src/engine/vector.ts";
 import type { VectorRow } from "../src/store/reader.ts";
+import { join } from "node:path";
 import {
   adoptIndexes,
+  generationIndex,
   loadVectorIndex,
   nearestChunks,
   type SharedVectorIndex,
@@ -227,4 +229,57 @@ Deno.test("an index one thread loads serves another through shared memory", asyn
     // An older generation never replaces a newer one.
     adoptIndexes([{ ...shared[0], generation: shared[0].generation - 1 }]);
   }, cache);
+});
+
+Deno.test("the index of a generation after an edit, copied from the last one where contents stayed, is the one a full read builds", async () => {
+  const helper = (name: string) => `def ${name}(value):\n    return value + 1\n`;
+  const root = fixtureRepository({
+    "pkg/alpha.py": `${helper("first")}\n\n${helper("second")}`,
+    "pkg/beta.py": `${helper("kept")}\n\n${helper("other")}`,
+    // The same content as beta.py: equal hashes in two places.
+    "pkg/gamma.py": `${helper("kept")}\n\n${helper("other")}`,
+    "src/delta.ts": "export function delta(x: number): number {\n  return x * 2;\n}\n",
+    "docs/notes.md": "# Notes\n\nRetry with backoff.\n",
+  });
+  await withWorkspace(root, async (workspace) => {
+    const repo = workspace.repositories[0];
+    await workspace.refresh(repo);
+    const before = workspace.withReader(repo, (reader) => vectorIndexFor(reader, HASH_MODEL_ID))
+      .value!;
+    assert.ok(before.hashed && before.rows >= 5, `${before.hashed} ${before.rows}`);
+    // A changed chunk, a removed file, a new one repeating kept contents, a changed text.
+    Deno.writeTextFileSync(
+      join(root, "pkg/alpha.py"),
+      `${helper("first")}\n\n${helper("changed")}`,
+    );
+    Deno.removeSync(join(root, "src/delta.ts"));
+    Deno.writeTextFileSync(
+      join(root, "pkg/epsilon.py"),
+      Deno.readTextFileSync(join(root, "pkg/beta.py")),
+    );
+    Deno.writeTextFileSync(join(root, "docs/notes.md"), "# Notes\n\nMerge cookies.\n");
+    await workspace.refresh(repo);
+    workspace.withReader(repo, (reader) => {
+      const carried = vectorIndexFor(reader, HASH_MODEL_ID);
+      assert.ok(carried.generation > before.generation);
+      const full = generationIndex(reader, HASH_MODEL_ID, reader.generation(), null);
+      const rows = (index: typeof full) =>
+        Array.from({ length: index.rows }, (_, row) => ({
+          chunk: index.chunkIds[row],
+          file: index.fileIds[row],
+          hash: index.hashes[row],
+          scale: index.scales[row],
+          values: Array.from(
+            { length: index.dimensions },
+            (_, d) => index.values[d * index.column + row],
+          ),
+        }));
+      assert.equal(carried.dimensions, full.dimensions);
+      assert.deepEqual(rows(carried), rows(full));
+      // Beta, gamma and the new epsilon hold contents of the last generation (copied from it).
+      const earlier = new Set(Array.from(before.hashes.subarray(0, before.rows)));
+      const copied = rows(carried).filter((row) => earlier.has(row.hash)).length;
+      assert.ok(copied >= 3 && copied < carried.rows, `${copied} of ${carried.rows}`);
+    });
+  });
 });

@@ -4,15 +4,16 @@
  * Layout: one WebAssembly memory, shared (a SharedArrayBuffer), holding every
  * row's int8 values exactly as the target stores them (`engine/vector.ts`
  * `quantizedBytes`) by column (dimension 0 of every row, then dimension 1, …;
- * columns padded to 16 rows), the rows' scales, chunk ids and file ids, and a
- * few scratch slots for scans. The SIMD kernel (`vector_kernel.ts`) adds up,
- * per row, the columns of the query's non-zero dimensions times an int16
+ * columns padded to 16 rows), the rows' scales, chunk ids, file ids and content
+ * hashes, and a few scratch slots for scans. The SIMD kernel (`vector_kernel.ts`)
+ * adds up, per row, the columns of the query's non-zero dimensions times an int16
  * query (a hashing query has a few dozen of 256: that many columns are read);
  * the best rows are then scored again exactly (float query) and the top
  * `limit` returned, so the answer is the exact scan's.
  *
  * An index is loaded once per (target, generation, model) and kept on the
- * target's reader until its generation moves. Because its memory is shared,
+ * target's reader until its generation moves; the next generation's copies the
+ * values of the contents it still holds from it. Because its memory is shared,
  * one copy serves every thread of a process: the daemon's query Workers hand
  * the indexes they load to the pool (`takeLoadedIndexes`), which gives them to
  * the other Workers (`adoptIndexes`).
@@ -48,6 +49,8 @@ export interface SharedVectorIndex {
   dimensions: number;
   rows: number;
   memory: WebAssembly.Memory;
+  /** Whether `hashes` holds each row's content hash (an index loaded from a target's rows). */
+  hashed: boolean;
 }
 
 export interface VectorIndex extends SharedVectorIndex {
@@ -58,6 +61,9 @@ export interface VectorIndex extends SharedVectorIndex {
   scales: Float32Array;
   chunkIds: Int32Array;
   fileIds: Int32Array;
+  /** Each row's chunk content hash (when `hashed`): the next generation's index copies the
+   * values of every content it still holds from here. */
+  hashes: Float64Array;
   /** One flag per scratch slot: 1 while a scan uses it. */
   locks: Int32Array;
   /** Byte offset and size of the scratch slots (the query's columns and weights, then one
@@ -80,18 +86,22 @@ const known = new Map<string, VectorIndex>();
 /** Indexes this thread loaded and has not handed out yet. */
 const loaded: SharedVectorIndex[] = [];
 
-/** The vector index of a target's current generation for a model, loaded on first use. */
+/**
+ * The vector index of a target's current generation for a model, loaded on first use: rows in
+ * the chunk table's (content) order, each chunk that has a vector of the model. The values of a
+ * content the index of an earlier generation held (this thread's, or one adopted from another)
+ * are copied from it; only the others are read from the target, all of them when most are new.
+ * Reading every vector and putting them in content order took 216-318 ms on sympy (25k chunks)
+ * for each new generation in each query Worker, while every request behind it waited; a
+ * generation after a one-file refresh now reads a few rows.
+ */
 export function vectorIndexFor(reader: TargetReader, model: string): VectorIndex {
   const key = new MemoKey<VectorIndex>(`search:vectors:${model}`);
   const generation = reader.generation();
   const index = reader.memo(key, () => {
     const adopted = known.get(`${reader.target}\0${model}`);
     if (adopted && adopted.generation === generation) return adopted;
-    const made = loadVectorIndex(reader.vectorRows(model), reader.fileTable().chunks, {
-      target: reader.target,
-      model,
-      generation,
-    });
+    const made = generationIndex(reader, model, generation, adopted ?? null);
     if (made.rows > 0) {
       known.set(`${made.target}\0${model}`, made);
       loaded.push(share(made));
@@ -100,6 +110,122 @@ export function vectorIndexFor(reader: TargetReader, model: string): VectorIndex
   });
   // An empty index is not kept: vectors may be stored later without a new generation.
   if (index.rows === 0) reader.forget(key);
+  return index;
+}
+
+/** Reads all of the model's vectors rather than some when more than this share is new. */
+const READ_ALL_SHARE = 0.25;
+
+/**
+ * The index of a reader's generation: the values of contents `previous` (an index of an earlier
+ * generation of the same target and model, or null) holds are copied from it, the others read.
+ */
+export function generationIndex(
+  reader: TargetReader,
+  model: string,
+  generation: number,
+  previous: VectorIndex | null,
+): VectorIndex {
+  const table = reader.chunkColumns();
+  const count = table.ids.length;
+  // Rows of the earlier index by content hash (a stored vector is keyed by content and model,
+  // never rewritten: equal content, equal values).
+  const earlier = new Map<number, number>();
+  if (previous?.hashed) {
+    for (let row = 0; row < previous.rows; row++) earlier.set(previous.hashes[row], row);
+  }
+  const missing: number[] = [];
+  for (let at = 0; at < count; at++) {
+    if (!earlier.has(table.hashes[at])) missing.push(table.hashes[at]);
+  }
+  const read = reader.chunkVectors(
+    model,
+    missing.length > count * READ_ALL_SHARE ? null : missing,
+  );
+  // Each row's source in content order; the first vector decides the dimensions, and a vector
+  // of other dimensions is left out (as `loadVectorIndex` does).
+  const from = new Int32Array(count);
+  const fresh: ({ scale: number; values: Int8Array } | null)[] = new Array(count).fill(null);
+  let dimensions = 0;
+  let rows = 0;
+  for (let at = 0; at < count; at++) {
+    const hash = table.hashes[at];
+    // The row after the last one copied, when it holds the same content (runs stay whole where
+    // equal contents repeat), else any row that holds it.
+    const next = at > 0 && from[at - 1] >= 0 ? from[at - 1] + 1 : -1;
+    const row = next >= 0 && next < (previous?.rows ?? 0) && previous!.hashes[next] === hash
+      ? next
+      : earlier.get(hash);
+    let length: number;
+    if (row !== undefined) {
+      length = previous!.dimensions;
+      from[at] = row;
+    } else {
+      const bytes = read.get(hash);
+      if (bytes === undefined) {
+        from[at] = -2;
+        continue;
+      }
+      const vector = readQuantized(bytes);
+      length = vector.values.length;
+      fresh[at] = vector;
+      from[at] = -1;
+    }
+    if (dimensions === 0) dimensions = length;
+    if (length !== dimensions || dimensions === 0) from[at] = -2;
+    else rows++;
+  }
+  const at = layout(rows, dimensions);
+  const memory = new WebAssembly.Memory({ initial: at.pages, maximum: at.pages, shared: true });
+  const index = attach({
+    target: reader.target,
+    model,
+    generation,
+    dimensions,
+    rows,
+    memory,
+    hashed: true,
+  });
+  const sources = new Int32Array(rows);
+  let row = 0;
+  for (let chunk = 0; chunk < count; chunk++) {
+    if (from[chunk] === -2) continue;
+    sources[row] = from[chunk];
+    index.chunkIds[row] = table.ids[chunk];
+    index.fileIds[row] = table.fileIds[chunk];
+    index.hashes[row] = table.hashes[chunk];
+    const vector = fresh[chunk];
+    if (vector) {
+      index.scales[row] = vector.scale;
+      for (let d = 0; d < dimensions; d++) index.values[d * at.column + row] = vector.values[d];
+    } else {
+      index.scales[row] = previous!.scales[from[chunk]];
+    }
+    row++;
+  }
+  // The copied values, a column at a time, by runs of rows that follow each other in both
+  // indexes (after a small refresh, nearly all of them are a few runs).
+  if (previous && previous.dimensions === dimensions) {
+    const runs: number[] = []; // [first row, first source row, length]…
+    for (let r = 0; r < rows; r++) {
+      if (sources[r] < 0) continue;
+      const last = runs.length - 3;
+      if (
+        last >= 0 && runs[last] + runs[last + 2] === r &&
+        runs[last + 1] + runs[last + 2] === sources[r]
+      ) {
+        runs[last + 2]++;
+      } else runs.push(r, sources[r], 1);
+    }
+    for (let d = 0; d < dimensions; d++) {
+      const source = d * previous.column;
+      const target = d * at.column;
+      for (let k = 0; k < runs.length; k += 3) {
+        const from = source + runs[k + 1];
+        index.values.set(previous.values.subarray(from, from + runs[k + 2]), target + runs[k]);
+      }
+    }
+  }
   return index;
 }
 
@@ -119,8 +245,8 @@ export function adoptIndexes(indexes: readonly SharedVectorIndex[]): void {
 }
 
 function share(index: VectorIndex): SharedVectorIndex {
-  const { target, model, generation, dimensions, rows, memory } = index;
-  return { target, model, generation, dimensions, rows, memory };
+  const { target, model, generation, dimensions, rows, memory, hashed } = index;
+  return { target, model, generation, dimensions, rows, memory, hashed };
 }
 
 /** Byte offsets of an index's parts in its memory. */
@@ -130,13 +256,25 @@ function layout(rows: number, dimensions: number) {
   const scales = align(dimensions * column);
   const chunkIds = scales + rows * 4;
   const fileIds = chunkIds + rows * 4;
-  const locks = fileIds + rows * 4;
+  const hashes = align(fileIds + rows * 4);
+  const locks = hashes + rows * 8;
   const slotBase = align(locks + SLOTS * 4);
   const passes = Math.ceil(Math.max(1, dimensions) / COLUMNS_PER_PASS);
   const slotSums = align(passes * PASS_INTS * 4);
   const slotBytes = slotSums + column * 4;
   const pages = Math.max(1, Math.ceil((slotBase + SLOTS * slotBytes) / PAGE));
-  return { column, scales, chunkIds, fileIds, locks, slotBase, slotBytes, slotSums, pages };
+  return {
+    column,
+    scales,
+    chunkIds,
+    fileIds,
+    hashes,
+    locks,
+    slotBase,
+    slotBytes,
+    slotSums,
+    pages,
+  };
 }
 
 /** The views and kernel of an index over its memory. */
@@ -157,6 +295,7 @@ function attach(shared: SharedVectorIndex): VectorIndex {
     scales: new Float32Array(buffer, at.scales, rows),
     chunkIds: new Int32Array(buffer, at.chunkIds, rows),
     fileIds: new Int32Array(buffer, at.fileIds, rows),
+    hashes: new Float64Array(buffer, at.hashes, rows),
     locks: new Int32Array(buffer, at.locks, SLOTS),
     slotBase: at.slotBase,
     slotBytes: at.slotBytes,
@@ -189,7 +328,15 @@ export function loadVectorIndex(
   }
   const at = layout(entries.length, dimensions);
   const memory = new WebAssembly.Memory({ initial: at.pages, maximum: at.pages, shared: true });
-  const index = attach({ target, model, generation, dimensions, rows: entries.length, memory });
+  const index = attach({
+    target,
+    model,
+    generation,
+    dimensions,
+    rows: entries.length,
+    memory,
+    hashed: false,
+  });
   entries.forEach((entry, row) => {
     for (let d = 0; d < dimensions; d++) index.values[d * at.column + row] = entry.values[d];
     index.scales[row] = entry.scale;

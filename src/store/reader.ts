@@ -209,6 +209,8 @@ interface ChunkTable {
   endLines: Int32Array;
   /** Where each chunk starts in its file's committed text (UTF-8 bytes), on its start line. */
   startBytes: Int32Array;
+  /** Each chunk's content hash (the first 52 bits of its text's SHA-256, as stored). */
+  hashes: Float64Array;
   kinds: string[];
   symbolPaths: (string | null)[];
   byFile: Map<number, number[]>;
@@ -587,16 +589,26 @@ export class TargetReader {
   /** Every chunk's place, in content order, held in memory for the generation. */
   #chunkTable(): ChunkTable {
     return this.memo(CHUNK_TABLE, () => {
-      // In content order (path, then place in the file), not by chunk id: rows break ties in
-      // every ranking, and ids follow the order files were written in, which differs between
-      // two builds of the same text.
-      const rows = this.#all(
-        `SELECT c.id AS id, c.file_id AS file_id, c.start_line AS start_line,
-                c.end_line AS end_line, c.start_byte AS start_byte, c.kind AS kind,
-                c.symbol_path AS symbol_path
-           FROM source_chunks c JOIN source_files f ON f.id = c.file_id
-          ORDER BY f.path, c.start_byte, c.id`,
+      // In content order (path, then place in the file, then id), not by chunk id: rows break
+      // ties in every ranking, and ids follow the order files were written in, which differs
+      // between two builds of the same text. Read by id as arrays and put in that order here:
+      // SQLite's join and sort of every chunk by its file's path took most of this read
+      // (sympy, 25k chunks: 108-145 ms for every new generation of each query Worker).
+      const rank = new Map<number, number>();
+      for (const [id] of this.#arrays("SELECT id FROM source_files ORDER BY path")) {
+        rank.set(Number(id), rank.size);
+      }
+      const rows = this.#arrays(
+        `SELECT id, file_id, start_line, end_line, start_byte, kind, symbol_path, content_hash
+           FROM source_chunks ORDER BY id`,
       );
+      // Path rank, then start byte, in one exact key (ranks < 2^20, bytes < 2^32); equal keys
+      // keep the id order they were read in.
+      const keys = new Float64Array(rows.length);
+      rows.forEach((row, at) => {
+        keys[at] = (rank.get(Number(row[1])) ?? rank.size) * 2 ** 32 + Number(row[4]);
+      });
+      const order = stableOrder(keys);
       const table: ChunkTable = {
         rows: new Map(),
         ids: new Int32Array(rows.length),
@@ -604,28 +616,31 @@ export class TargetReader {
         startLines: new Int32Array(rows.length),
         endLines: new Int32Array(rows.length),
         startBytes: new Int32Array(rows.length),
+        hashes: new Float64Array(rows.length),
         kinds: new Array(rows.length),
         symbolPaths: new Array(rows.length),
         byFile: new Map(),
       };
       const kinds = new Map<string, string>();
-      rows.forEach((row, at) => {
-        const id = Number(row.id);
-        const fileId = Number(row.file_id);
-        const kind = row.kind as string;
+      for (let at = 0; at < order.length; at++) {
+        const row = rows[order[at]];
+        const id = Number(row[0]);
+        const fileId = Number(row[1]);
+        const kind = row[5] as string;
         if (!kinds.has(kind)) kinds.set(kind, kind);
         table.rows.set(id, at);
         table.ids[at] = id;
         table.fileIds[at] = fileId;
-        table.startLines[at] = Number(row.start_line);
-        table.endLines[at] = Number(row.end_line);
-        table.startBytes[at] = Number(row.start_byte);
+        table.startLines[at] = Number(row[2]);
+        table.endLines[at] = Number(row[3]);
+        table.startBytes[at] = Number(row[4]);
+        table.hashes[at] = Number(row[7]);
         table.kinds[at] = kinds.get(kind)!;
-        table.symbolPaths[at] = row.symbol_path as string | null;
+        table.symbolPaths[at] = row[6] as string | null;
         const own = table.byFile.get(fileId);
         if (own) own.push(at);
         else table.byFile.set(fileId, [at]);
-      });
+      }
       return table;
     });
   }
@@ -777,21 +792,22 @@ export class TargetReader {
   // ---- vectors ----------------------------------------------------------------------------
 
   /**
-   * Every chunk's stored vector for a model, streamed in content order (as the chunk table's
-   * rows): the vector scan breaks ties by row.
+   * Stored vectors of a model by content hash: of `hashes`, or every one the model has (null).
+   * The vector index puts them in the chunk table's order.
    */
-  vectorRows(model: string): Iterable<VectorRow> {
-    const rows = this.#db.prepare(
-      `SELECT c.id AS id, c.file_id AS file_id, v.vector AS vector
-         FROM source_chunks c JOIN source_files f ON f.id = c.file_id
-         JOIN chunk_vectors v ON v.content_hash = c.content_hash AND v.model = ?
-        ORDER BY f.path, c.start_byte, c.id`,
-    ).iterate(model) as Iterable<{ id: number; file_id: number; vector: Uint8Array }>;
-    return (function* () {
-      for (const row of rows) {
-        yield { chunkId: Number(row.id), fileId: Number(row.file_id), vector: row.vector };
-      }
-    })();
+  chunkVectors(model: string, hashes: readonly number[] | null): Map<number, Uint8Array> {
+    const vectors = new Map<number, Uint8Array>();
+    if (hashes !== null && hashes.length === 0) return vectors;
+    const rows = hashes === null
+      ? this.#arrays("SELECT content_hash, vector FROM chunk_vectors WHERE model = ?", model)
+      : this.#arrays(
+        `SELECT content_hash, vector FROM chunk_vectors
+          WHERE model = ? AND content_hash IN (SELECT value FROM json_each(?))`,
+        model,
+        JSON.stringify(hashes),
+      );
+    for (const [hash, vector] of rows) vectors.set(Number(hash), vector as Uint8Array);
+    return vectors;
   }
 
   // ---- grep -------------------------------------------------------------------------------
@@ -922,12 +938,19 @@ export class TargetReader {
     })();
   }
 
-  /** Ids of the definitions whose name holds a separator (`.`, `:` or a backslash), per generation. */
+  /**
+   * Ids of the definitions whose name holds a separator (`.`, `:` or a backslash), per
+   * generation. The names are read from their index (a few hundred pages), not from the table in
+   * id order (every row, by its id's index: 150-200 ms on sympy, the first `symbols` of every
+   * generation).
+   */
   #separatedNames(): string[] {
     return this.memo(SEPARATED_NAMES, () =>
       this.#all(
         `SELECT id FROM code_symbols
-          WHERE instr(name, '.') > 0 OR instr(name, ':') > 0 OR instr(name, '\\') > 0
+          WHERE rowid IN (
+            SELECT rowid FROM code_symbols INDEXED BY code_symbols_name
+             WHERE instr(name, '.') > 0 OR instr(name, ':') > 0 OR instr(name, '\\') > 0)
           ORDER BY id`,
       ).map((row) => row.id as string));
   }
