@@ -4,15 +4,25 @@
  * Workers): the number of indexes every earlier job carried. A `sleep` job is answered after
  * `params.ms`. A `collect` job is answered with `collecting` and then holds the thread for
  * `params.ms` before it says `collected`, as the real Worker's garbage collection does. `sleep`
- * and `collect` answers name the Worker (`worker`). Every other job is the real Worker's.
+ * and `collect` answers name the Worker (`worker`). A `received` job is answered with the
+ * actions of every job this Worker was sent before it. Every other job is the real Worker's.
  */
 import "../src/daemon/query_worker.ts";
 
 const answer = self.onmessage as (event: MessageEvent) => unknown;
 const carried: number[] = [];
+const received: string[] = [];
 const worker = crypto.randomUUID();
 self.onmessage = async (event: MessageEvent) => {
   const job = event.data;
+  if (job?.action === "received") {
+    (self as unknown as Worker).postMessage({
+      id: job.id,
+      envelope: { data: { received: [...received], worker } },
+    });
+    return;
+  }
+  if (job && !("type" in job)) received.push(job.action);
   if (job?.action === "handovers") {
     await new Promise((resolve) => setTimeout(resolve, 300));
     (self as unknown as Worker).postMessage({

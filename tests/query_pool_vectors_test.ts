@@ -3,7 +3,7 @@
  * Worker starts only while long jobs hold the resident one, or under pressure (a refresh).
  */
 import assert from "node:assert/strict";
-import { QueryPool, SLOW_MS, SPARE_IDLE_MS } from "../src/daemon/query_pool.ts";
+import { QueryPool, SLOW_MS, SPARE_IDLE_MS, WARM_UP } from "../src/daemon/query_pool.ts";
 import type { Envelope } from "../src/protocol/types.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import { fixtureRepository, tempCache } from "./_helpers.ts";
@@ -101,6 +101,34 @@ Deno.test("query pool: under pressure (a refresh runs) waiting short jobs start 
     pressure = false;
     await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS + 1500));
     assert.equal(pool.running, 1, "the spare ends once idle");
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("query pool: a spare that starts answers a warm-up search on the last job's workspace before its first job, and the answer goes to no one", async () => {
+  const workspace = await indexedFixture();
+  const pool = new QueryPool(2, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+    resident: 1,
+  });
+  type Received = { data: { received: string[]; worker: string } };
+  try {
+    await pool.ready();
+    const resident = await pool.run(job(workspace, "received", {})) as Received;
+    assert.deepEqual(resident.data.received, [], "the resident Worker is not warmed up");
+    // A long job holds the resident Worker: the next job starts the spare.
+    const long = pool.run(job(workspace, "sleep", { ms: SLOW_MS + 3000 }));
+    await new Promise((resolve) => setTimeout(resolve, SLOW_MS + 500));
+    const spare = await pool.run(job(workspace, "received", {})) as Received;
+    assert.notEqual(spare.data.worker, resident.data.worker);
+    assert.deepEqual(spare.data.received, [WARM_UP.action]);
+    // Every job still gets its own answer.
+    const search = await pool.run(job(workspace, "search", { query: "merge cookies" })) as
+      & Envelope
+      & { results: { path: string }[] };
+    assert.equal(search.results[0]?.path, "src/cookies.ts");
+    await long;
   } finally {
     pool.close();
   }

@@ -33,6 +33,12 @@ export const SLOW_MS = 4 * LONG_MS;
 /** How long a Worker started on demand stays with nothing to do before it ends. */
 export const SPARE_IDLE_MS = 10_000;
 
+/**
+ * What a spare asks before its first job (`QueryPool.#warm`): a search, the action that loads the
+ * most per-generation state, of no particular term.
+ */
+export const WARM_UP = { action: "search", params: { query: "main function", limit: 1 } };
+
 type Job = Omit<QueryJob, "id" | "vectors">;
 
 interface Waiting {
@@ -91,6 +97,8 @@ export class QueryPool {
   readonly #started = Promise.withResolvers<void>();
   #nextId = 1;
   #closed = false;
+  /** The last job handed to the pool: a spare warms up on its workspace (`#warm`). */
+  #lastJob: Job | null = null;
   /** Workers replaced because a cancelled job did not stop in time. */
   cancelReplacements = 0;
 
@@ -163,6 +171,7 @@ export class QueryPool {
   async run(job: Job, signal?: AbortSignal, owner: object = {}): Promise<Envelope> {
     if (this.#closed) throw new WireError("IndexBusy", "The daemon is shutting down");
     if (signal?.aborted) throw new WireError("RequestCancelled", "Request cancelled");
+    this.#lastJob = job;
     const reply = await new Promise<QueryReply>((resolve) => {
       const waiting: Waiting = { job, resolve, signal, release: () => {} };
       if (signal) {
@@ -219,6 +228,7 @@ export class QueryPool {
         slot.ready = true;
         slot.backoff = 0;
         if (this.#slots.every((each) => each.ready || each.spare)) this.#started.resolve();
+        if (slot.spare && this.#lastJob) this.#warm(slot, this.#lastJob);
         this.#pump();
         return;
       }
@@ -341,6 +351,23 @@ export class QueryPool {
     if (this.#pressure()) return true;
     const resident = this.#slots.filter((slot) => !slot.spare && slot.worker !== null);
     return resident.length > 0 && resident.every((slot) => slot.busy?.long === true);
+  }
+
+  /**
+   * A spare that just started answers one search on the last job's workspace and agent before
+   * its first job; the answer goes nowhere and its time is not learned. A new Worker's first
+   * answers pay for its cold code and per-generation caches (sympy: a first search in a new
+   * Worker ~220 ms with the vector index handed over, a few ms once warm), and a spare starts
+   * when jobs already wait, so they waited that long for it; meanwhile the running Workers keep
+   * serving.
+   */
+  #warm(slot: Slot, last: Job): void {
+    this.#start(slot, {
+      job: { ...last, ...WARM_UP },
+      resolve: () => {},
+      release: () => {},
+    });
+    slot.busy!.answered = true;
   }
 
   #start(slot: Slot, waiting: Waiting): void {
