@@ -231,7 +231,7 @@ Deno.test("an index one thread loads serves another through shared memory", asyn
   }, cache);
 });
 
-Deno.test("the index of a generation after an edit, copied from the last one where contents stayed, is the one a full read builds", async () => {
+Deno.test("the index of a generation after an edit, copied from the last one where contents stayed, is the one a full read builds; after a rebuild nothing is copied", async () => {
   const helper = (name: string) => `def ${name}(value):\n    return value + 1\n`;
   const root = fixtureRepository({
     "pkg/alpha.py": `${helper("first")}\n\n${helper("second")}`,
@@ -280,6 +280,17 @@ Deno.test("the index of a generation after an edit, copied from the last one whe
       const earlier = new Set(Array.from(before.hashes.subarray(0, before.rows)));
       const copied = rows(carried).filter((row) => earlier.has(row.hash)).length;
       assert.ok(copied >= 3 && copied < carried.rows, `${copied} of ${carried.rows}`);
+      // Values wrong in this index's memory: a rebuild (vectors stored again) must not copy them.
+      carried.values.fill(7, 0, carried.column);
+    });
+    await workspace.rebuild(repo);
+    workspace.withReader(repo, (reader) => {
+      const rebuilt = vectorIndexFor(reader, HASH_MODEL_ID);
+      const full = generationIndex(reader, HASH_MODEL_ID, reader.generation(), null);
+      assert.deepEqual(
+        Array.from(rebuilt.values.subarray(0, rebuilt.column)),
+        Array.from(full.values.subarray(0, full.column)),
+      );
     });
   });
 });

@@ -51,6 +51,11 @@ export interface SharedVectorIndex {
   memory: WebAssembly.Memory;
   /** Whether `hashes` holds each row's content hash (an index loaded from a target's rows). */
   hashed: boolean;
+  /**
+   * The build of the target it was loaded from (its `created_at`): a rebuild stores vectors
+   * again, and an embedding provider need not give the same values twice.
+   */
+  build: string;
 }
 
 export interface VectorIndex extends SharedVectorIndex {
@@ -128,10 +133,12 @@ export function generationIndex(
 ): VectorIndex {
   const table = reader.chunkColumns();
   const count = table.ids.length;
+  const build = reader.meta("created_at") ?? "";
   // Rows of the earlier index by content hash (a stored vector is keyed by content and model,
-  // never rewritten: equal content, equal values).
+  // never rewritten in one build of the target: equal content, equal values).
+  if (!previous?.hashed || previous.build !== build) previous = null;
   const earlier = new Map<number, number>();
-  if (previous?.hashed) {
+  if (previous) {
     for (let row = 0; row < previous.rows; row++) earlier.set(previous.hashes[row], row);
   }
   const missing: number[] = [];
@@ -185,6 +192,7 @@ export function generationIndex(
     rows,
     memory,
     hashed: true,
+    build,
   });
   const sources = new Int32Array(rows);
   let row = 0;
@@ -245,8 +253,8 @@ export function adoptIndexes(indexes: readonly SharedVectorIndex[]): void {
 }
 
 function share(index: VectorIndex): SharedVectorIndex {
-  const { target, model, generation, dimensions, rows, memory, hashed } = index;
-  return { target, model, generation, dimensions, rows, memory, hashed };
+  const { target, model, generation, dimensions, rows, memory, hashed, build } = index;
+  return { target, model, generation, dimensions, rows, memory, hashed, build };
 }
 
 /** Byte offsets of an index's parts in its memory. */
@@ -336,6 +344,7 @@ export function loadVectorIndex(
     rows: entries.length,
     memory,
     hashed: false,
+    build: "",
   });
   entries.forEach((entry, row) => {
     for (let d = 0; d < dimensions; d++) index.values[d * at.column + row] = entry.values[d];
