@@ -18,7 +18,7 @@
  * the indexes they load to the pool (`takeLoadedIndexes`), which gives them to
  * the other Workers (`adoptIndexes`).
  */
-import { readQuantized } from "../engine/vector.ts";
+import { HASH_MODEL_ID, readQuantized } from "../engine/vector.ts";
 import { selectValue, stableOrder } from "../engine/order.ts";
 import { KeptBySize } from "../engine/kept.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
@@ -135,8 +135,14 @@ export function generationIndex(
   const count = table.ids.length;
   const build = reader.meta("created_at") ?? "";
   // Rows of the earlier index by content hash (a stored vector is keyed by content and model,
-  // never rewritten in one build of the target: equal content, equal values).
-  if (!previous?.hashed || previous.build !== build) previous = null;
+  // never rewritten in one build of the target: equal content, equal values). An embedding
+  // provider's vector dropped as an orphan may be stored again with other values, so for its
+  // models only the generation just before counts (a content held in both was never dropped
+  // between them); the hashing vectorizer gives equal values for equal content at any time.
+  if (
+    !previous?.hashed || previous.build !== build ||
+    (model !== HASH_MODEL_ID && previous.generation !== generation - 1)
+  ) previous = null;
   const earlier = new Map<number, number>();
   if (previous) {
     for (let row = 0; row < previous.rows; row++) earlier.set(previous.hashes[row], row);
