@@ -7,8 +7,9 @@ import assert from "node:assert/strict";
 import { Language, Parser } from "web-tree-sitter";
 import { statementUnits } from "../src/indexer/statement_units.ts";
 import { CORE_WASM, grammarOf, readGrammarWasm } from "../src/indexer/languages.ts";
-import type { SymbolMatch, TargetReader } from "../src/store/reader.ts";
+import { contentOrder, type SymbolMatch, type TargetReader } from "../src/store/reader.ts";
 import { fixtureRepository, openTarget, withWorkspace } from "./_helpers.ts";
+import { seededRandom } from "./_random.ts";
 
 const FILES = {
   "pkg/__init__.py": "",
@@ -232,4 +233,29 @@ export class Context {
       "src/handler.ts:10",
     ]);
   });
+});
+
+Deno.test("chunks in content order: by their file's rank, start byte, then id; rows of unranked files left out; huge ranks sort the same", () => {
+  const next = seededRandom(11);
+  // [id, file_id, start_line, end_line, start_byte], read by id.
+  const rows: unknown[][] = Array.from({ length: 400 }, (_, id) => [
+    id + 1,
+    Math.floor(next() * 7),
+    0,
+    0,
+    Math.floor(next() * 20) * (next() < 0.1 ? 2 ** 31 : 1),
+  ]);
+  // File 6 is not ranked (no such file); the others in a shuffled order.
+  const rank = new Map([[3, 0], [0, 1], [5, 2], [1, 3], [4, 4], [2, 5]]);
+  const expected = rows.map((_, at) => at).filter((at) => rank.has(rows[at][1] as number))
+    .sort((a, b) =>
+      rank.get(rows[a][1] as number)! - rank.get(rows[b][1] as number)! ||
+      (rows[a][4] as number) - (rows[b][4] as number) || a - b
+    );
+  assert.ok(expected.length < rows.length);
+  assert.deepEqual(Array.from(contentOrder(rows, rank)), expected);
+  // Past 2^20 files the one-key sort would lose precision: the comparison sort answers the same.
+  const huge = new Map(rank);
+  for (let id = 100; huge.size <= 2 ** 20; id++) huge.set(id, huge.size);
+  assert.deepEqual(Array.from(contentOrder(rows, huge)), expected);
 });

@@ -602,13 +602,7 @@ export class TargetReader {
         `SELECT id, file_id, start_line, end_line, start_byte, kind, symbol_path, content_hash
            FROM source_chunks ORDER BY id`,
       );
-      // Path rank, then start byte, in one exact key (ranks < 2^20, bytes < 2^32); equal keys
-      // keep the id order they were read in.
-      const keys = new Float64Array(rows.length);
-      rows.forEach((row, at) => {
-        keys[at] = (rank.get(Number(row[1])) ?? rank.size) * 2 ** 32 + Number(row[4]);
-      });
-      const order = stableOrder(keys);
+      const order = contentOrder(rows, rank);
       const table: ChunkTable = {
         rows: new Map(),
         ids: new Int32Array(rows.length),
@@ -1442,6 +1436,32 @@ function compare(a: string, b: string): number {
 /** The sum of the SQLite varints in a blob (an FTS5 document size: one varint per column). */
 function sumVarints(blob: Uint8Array): number {
   return readVarints(blob).reduce((total, value) => total + value, 0);
+}
+
+/**
+ * The chunk rows (`[id, file_id, _, _, start_byte, …]`, read by id) of files `rank` orders, in
+ * content order: by the file's rank, then start byte, then id (the order read in). A row whose
+ * file is not ranked is left out, as a join with the files would leave it.
+ */
+export function contentOrder(rows: unknown[][], rank: Map<number, number>): Int32Array {
+  const kept: number[] = [];
+  let maxByte = 0;
+  for (let at = 0; at < rows.length; at++) {
+    if (!rank.has(Number(rows[at][1]))) continue;
+    kept.push(at);
+    maxByte = Math.max(maxByte, Number(rows[at][4]));
+  }
+  const fileRank = (at: number) => rank.get(Number(rows[at][1]))!;
+  const byte = (at: number) => Number(rows[at][4]);
+  if (rank.size <= 2 ** 20 && maxByte < 2 ** 32) {
+    // Rank and start byte in one exact key; `stableOrder` keeps equal keys in id order.
+    const keys = new Float64Array(kept.length);
+    for (let i = 0; i < kept.length; i++) keys[i] = fileRank(kept[i]) * 2 ** 32 + byte(kept[i]);
+    return Int32Array.from(stableOrder(keys), (i) => kept[i]);
+  }
+  return Int32Array.from(kept).sort((a, b) =>
+    fileRank(a) - fileRank(b) || byte(a) - byte(b) || a - b
+  );
 }
 
 /** File ids by path. */
