@@ -357,9 +357,9 @@ export class QueryPool {
    * A spare that just started answers one search on the last job's workspace and agent before
    * its first job; the answer goes nowhere and its time is not learned. A new Worker's first
    * answers pay for its cold code and per-generation caches (sympy: a first search in a new
-   * Worker ~220 ms with the vector index handed over, a few ms once warm), and a spare starts
-   * when jobs already wait, so they waited that long for it; meanwhile the running Workers keep
-   * serving.
+   * process 356 ms, ~130 of them the vector index a spare is handed; 5-20 ms once warm), and a
+   * spare starts when jobs already wait, so they waited that long for it; meanwhile the running
+   * Workers keep serving.
    */
   #warm(slot: Slot, last: Job): void {
     this.#start(slot, {
