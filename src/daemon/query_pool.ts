@@ -24,6 +24,14 @@ export const QUERY_TIMEOUT_MS = 120_000;
 /** The longest pause before a failed Worker is started again. */
 const RESPAWN_BACKOFF_MAX_MS = 1000;
 
+/**
+ * Query Workers in a row that may fail while loading, with none ready, before the pool stops
+ * holding jobs for them: it answers the waiting and later jobs with the reason (and keeps
+ * trying, so it serves again once a Worker starts). A broken installation fails every Worker
+ * alike; without the bound every request waited for a Worker that never came.
+ */
+export const START_ATTEMPTS = 3;
+
 /** How long a cancelled query may go on before its Worker is replaced. */
 export const CANCEL_GRACE_MS = 250;
 
@@ -99,6 +107,10 @@ export class QueryPool {
   #closed = false;
   /** The last job handed to the pool: a spare warms up on its workspace (`#warm`). */
   #lastJob: Job | null = null;
+  /** Workers in a row that failed while loading (none became ready between them). */
+  #startFailures = 0;
+  /** Why no Worker can start, once `START_ATTEMPTS` in a row failed with none ready. */
+  #startFailure: string | null = null;
   /** Workers replaced because a cancelled job did not stop in time. */
   cancelReplacements = 0;
 
@@ -171,6 +183,7 @@ export class QueryPool {
   async run(job: Job, signal?: AbortSignal, owner: object = {}): Promise<Envelope> {
     if (this.#closed) throw new WireError("IndexBusy", "The daemon is shutting down");
     if (signal?.aborted) throw new WireError("RequestCancelled", "Request cancelled");
+    if (this.#startFailure !== null) throw new WireError("InternalError", this.#startFailure);
     this.#lastJob = job;
     const reply = await new Promise<QueryReply>((resolve) => {
       const waiting: Waiting = { job, resolve, signal, release: () => {} };
@@ -227,6 +240,8 @@ export class QueryPool {
       if ("ready" in event.data) {
         slot.ready = true;
         slot.backoff = 0;
+        this.#startFailures = 0;
+        this.#startFailure = null;
         if (this.#slots.every((each) => each.ready || each.spare)) this.#started.resolve();
         if (slot.spare && this.#lastJob) this.#warm(slot, this.#lastJob);
         this.#pump();
@@ -242,9 +257,30 @@ export class QueryPool {
         // It failed while loading its modules: the pool does not start, or retries later.
         this.#started.reject(new Error(`A query Worker failed to start: ${event.message}`));
         slot.backoff = Math.min(RESPAWN_BACKOFF_MAX_MS, Math.max(10, slot.backoff * 2));
+        this.#startFailures++;
       }
       this.#replace(slot, "InternalError", "The query Worker failed");
+      if (!slot.ready) this.#giveUpWhenUnstartable(event.message);
     };
+  }
+
+  /**
+   * After `START_ATTEMPTS` Workers in a row failed while loading, with none ready, the jobs
+   * waiting and those asked until one starts fail with the reason instead of waiting.
+   */
+  #giveUpWhenUnstartable(message: string): void {
+    if (this.#startFailures < START_ATTEMPTS || this.#slots.some((slot) => slot.ready)) return;
+    this.#startFailure =
+      `The query Workers cannot start (${this.#startFailures} in a row failed): ${message}`;
+    const reply: QueryReply = {
+      id: 0,
+      wire: { name: "InternalError", message: this.#startFailure },
+    };
+    for (let ticket = this.#queue.take(true); ticket; ticket = this.#queue.take(true)) {
+      ticket.item.ticket = undefined;
+      ticket.item.release();
+      ticket.item.resolve(reply);
+    }
   }
 
   /** A cancelled job: dropped if it waits; if it runs, answered now and its Worker told to stop. */
