@@ -253,14 +253,16 @@ export class QueryPool {
       // Never the default (which ends the process): this Worker is replaced instead.
       event.preventDefault();
       if (slot.worker !== worker) return;
-      if (!slot.ready) {
+      // `#replace` clears `ready`: whether it failed while loading is read first.
+      const loading = !slot.ready;
+      if (loading) {
         // It failed while loading its modules: the pool does not start, or retries later.
         this.#started.reject(new Error(`A query Worker failed to start: ${event.message}`));
         slot.backoff = Math.min(RESPAWN_BACKOFF_MAX_MS, Math.max(10, slot.backoff * 2));
         this.#startFailures++;
       }
       this.#replace(slot, "InternalError", "The query Worker failed");
-      if (!slot.ready) this.#giveUpWhenUnstartable(event.message);
+      if (loading) this.#giveUpWhenUnstartable(event.message);
     };
   }
 

@@ -120,6 +120,9 @@ export function vectorIndexFor(reader: TargetReader, model: string): VectorIndex
 
 /** Reads all of the model's vectors rather than some when more than this share is new. */
 const READ_ALL_SHARE = 0.25;
+/** A chunk's source in `generationIndex`: read from the target, or no row at all. */
+const READ = -1;
+const LEFT_OUT = -2;
 
 /**
  * The index of a reader's generation: the values of contents `previous` (an index of an earlier
@@ -155,8 +158,9 @@ export function generationIndex(
     model,
     missing.length > count * READ_ALL_SHARE ? null : missing,
   );
-  // Each row's source in content order; the first vector decides the dimensions, and a vector
-  // of other dimensions is left out (as `loadVectorIndex` does).
+  // Each chunk's source in content order (a row of `previous`, READ or LEFT_OUT); the first vector
+  // decides the dimensions, and a vector of other dimensions is left out (as `loadVectorIndex`
+  // does).
   const from = new Int32Array(count);
   const fresh: ({ scale: number; values: Int8Array } | null)[] = new Array(count).fill(null);
   let dimensions = 0;
@@ -176,45 +180,38 @@ export function generationIndex(
     } else {
       const bytes = read.get(hash);
       if (bytes === undefined) {
-        from[at] = -2;
+        from[at] = LEFT_OUT;
         continue;
       }
       const vector = readQuantized(bytes);
       length = vector.values.length;
       fresh[at] = vector;
-      from[at] = -1;
+      from[at] = READ;
     }
     if (dimensions === 0) dimensions = length;
-    if (length !== dimensions || dimensions === 0) from[at] = -2;
+    if (length !== dimensions || dimensions === 0) from[at] = LEFT_OUT;
     else rows++;
   }
-  const at = layout(rows, dimensions);
-  const memory = new WebAssembly.Memory({ initial: at.pages, maximum: at.pages, shared: true });
-  const index = attach({
+  const index = allocate({
     target: reader.target,
     model,
     generation,
     dimensions,
     rows,
-    memory,
     hashed: true,
     build,
   });
   const sources = new Int32Array(rows);
   let row = 0;
   for (let chunk = 0; chunk < count; chunk++) {
-    if (from[chunk] === -2) continue;
+    if (from[chunk] === LEFT_OUT) continue;
     sources[row] = from[chunk];
     index.chunkIds[row] = table.ids[chunk];
     index.fileIds[row] = table.fileIds[chunk];
     index.hashes[row] = table.hashes[chunk];
     const vector = fresh[chunk];
-    if (vector) {
-      index.scales[row] = vector.scale;
-      for (let d = 0; d < dimensions; d++) index.values[d * at.column + row] = vector.values[d];
-    } else {
-      index.scales[row] = previous!.scales[from[chunk]];
-    }
+    if (vector) writeRow(index, row, vector);
+    else index.scales[row] = previous!.scales[from[chunk]];
     row++;
   }
   // The copied values, a column at a time, by runs of rows that follow each other in both
@@ -233,7 +230,7 @@ export function generationIndex(
     }
     for (let d = 0; d < dimensions; d++) {
       const source = d * previous.column;
-      const target = d * at.column;
+      const target = d * index.column;
       for (let k = 0; k < runs.length; k += 3) {
         const from = source + runs[k + 1];
         index.values.set(previous.values.subarray(from, from + runs[k + 2]), target + runs[k]);
@@ -340,25 +337,40 @@ export function loadVectorIndex(
       values: vector.values.slice(),
     });
   }
-  const at = layout(entries.length, dimensions);
-  const memory = new WebAssembly.Memory({ initial: at.pages, maximum: at.pages, shared: true });
-  const index = attach({
+  const index = allocate({
     target,
     model,
     generation,
     dimensions,
     rows: entries.length,
-    memory,
     hashed: false,
     build: "",
   });
   entries.forEach((entry, row) => {
-    for (let d = 0; d < dimensions; d++) index.values[d * at.column + row] = entry.values[d];
-    index.scales[row] = entry.scale;
+    writeRow(index, row, entry);
     index.chunkIds[row] = entry.chunkId;
     index.fileIds[row] = entry.fileId;
   });
   return index;
+}
+
+/** A zeroed index of a shape, in new shared memory. */
+function allocate(shape: Omit<SharedVectorIndex, "memory">): VectorIndex {
+  const { pages } = layout(shape.rows, shape.dimensions);
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  return attach({ ...shape, memory });
+}
+
+/** Writes a row's scale and values (by column). */
+function writeRow(
+  index: VectorIndex,
+  row: number,
+  vector: { scale: number; values: Int8Array },
+): void {
+  index.scales[row] = vector.scale;
+  for (let d = 0; d < index.dimensions; d++) {
+    index.values[d * index.column + row] = vector.values[d];
+  }
 }
 
 /**
