@@ -11,7 +11,7 @@
  * Also the indexing process's malloc setting (`fixMallocThreshold`), which keeps the buffers
  * the parse Workers hand the writer from piling up pages in malloc arenas.
  */
-import { setFlagsFromString } from "node:v8";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /**
@@ -69,13 +69,23 @@ export function heapCollector(
   // requests/s with a fixed 24 MB headroom, 25-28 with this, at +25-30 MB of serving RSS.
   let limit = mark;
   return {
-    over: () => Deno.memoryUsage().heapUsed > limit,
+    over: () => heapInUse() > limit,
     collect: () => {
       collect();
-      const live = Deno.memoryUsage().heapUsed;
+      const live = heapInUse();
       limit = Math.max(mark, live + Math.max(headroom, live));
     },
   };
+}
+
+/**
+ * Bytes of this isolate's V8 heap in use, as V8 counts it. `Deno.memoryUsage().heapUsed` is the
+ * same number but also measures the process's resident set: 14 µs a call against 0.6 µs, asked
+ * after every reply of a query or parse Worker (2.8% of a query Worker's busy time on sympy under
+ * 16 clients).
+ */
+function heapInUse(): number {
+  return getHeapStatistics().used_heap_size;
 }
 
 /**
