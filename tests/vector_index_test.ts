@@ -1,7 +1,8 @@
 /**
  * The vector scan: the SIMD kernel adds what plain arithmetic adds, the index
  * answers exactly as a full float scan ranks (ties, filters, odd dimensions),
- * and an index loaded in one thread serves another through shared memory.
+ * an index loaded in one thread serves another through shared memory, and a
+ * generation's index carried over from an earlier one equals a full read.
  */
 import assert from "node:assert/strict";
 import {
@@ -24,7 +25,8 @@ import {
   vectorIndexFor,
 } from "../src/search/vector_index.ts";
 import { packWeights, PASS_INTS, scoreFunction } from "../src/search/vector_kernel.ts";
-import { fixtureRepository, tempCache, withWorkspace } from "./_helpers.ts";
+import { embeddingConfig, providerModelId } from "../src/indexer/embeddings.ts";
+import { fixtureRepository, tempCache, withWorkspace, writeFiles } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
 
 function randomUnit(next: () => number, dimensions: number, sparse = false): Float32Array {
@@ -293,4 +295,75 @@ Deno.test("the index of a generation after an edit, copied from the last one whe
       );
     });
   });
+});
+
+/** The rows of an index as plain values: chunk, file, content hash, scale and values. */
+function indexRows(index: ReturnType<typeof generationIndex>) {
+  return Array.from({ length: index.rows }, (_, row) => ({
+    chunk: index.chunkIds[row],
+    file: index.fileIds[row],
+    hash: index.hashes[row],
+    scale: index.scales[row],
+    values: Array.from(
+      { length: index.dimensions },
+      (_, d) => index.values[d * index.column + row],
+    ),
+  }));
+}
+
+Deno.test("an embedding provider's index is carried over only from the generation just before: a content dropped and embedded again with other values is read again", async () => {
+  // A local `/v1/embeddings` whose vectors for the same text change with `salt`.
+  let salt = 1;
+  const controller = new AbortController();
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen() {} },
+    async (request) => {
+      const body = await request.json() as { input: string[]; model: string };
+      const data = body.input.map((text, index) => {
+        const embedding = new Array(16).fill(0).map((_, d) => d === salt ? 3 : 0.1);
+        for (const ch of text) embedding[ch.charCodeAt(0) % 16] += 1;
+        return { object: "embedding", index, embedding };
+      });
+      return Response.json({ object: "list", data, model: body.model });
+    },
+  );
+  const { port } = server.addr as Deno.NetAddr;
+  const dropped = "def dropped(value):\n    return value * 3\n";
+  const root = fixtureRepository({
+    "pkg/dropped.py": dropped,
+    "pkg/kept.py": "def kept(value):\n    return value + 1\n",
+  });
+  writeFiles(root, {
+    "sextant.yml": `embeddings:\n  endpoint: http://127.0.0.1:${port}/v1\n  model: salted\n`,
+  });
+  try {
+    await withWorkspace(root, async (workspace) => {
+      const repo = workspace.repositories[0];
+      const model = providerModelId(embeddingConfig(workspace.config.raw)!);
+      assert.equal((await workspace.refresh(repo)).embeddings?.error, null);
+      // The first generation's index, kept by this thread.
+      const first = workspace.withReader(repo, (reader) => vectorIndexFor(reader, model)).value!;
+      assert.ok(first.rows >= 2, `${first.rows} rows`);
+      // The file goes (its content's vector is dropped as an orphan; no index is made for that
+      // generation here), then comes back and is embedded again, now to other values.
+      Deno.removeSync(join(root, "pkg/dropped.py"));
+      await workspace.refresh(repo);
+      salt = 2;
+      Deno.writeTextFileSync(join(root, "pkg/dropped.py"), dropped);
+      assert.ok(((await workspace.refresh(repo)).embeddings?.computed ?? 0) > 0);
+      workspace.withReader(repo, (reader) => {
+        const carried = vectorIndexFor(reader, model);
+        assert.equal(carried.generation, first.generation + 2);
+        const full = generationIndex(reader, model, reader.generation(), null);
+        // The content the first index holds has other values now: read, never copied from it.
+        const back = new Set(indexRows(first).map((row) => row.hash));
+        assert.ok(indexRows(full).some((row) => back.has(row.hash)));
+        assert.notDeepEqual(indexRows(first), indexRows(full).filter((row) => back.has(row.hash)));
+        assert.deepEqual(indexRows(carried), indexRows(full));
+      });
+    });
+  } finally {
+    controller.abort();
+    await server.finished;
+  }
 });
