@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import { TraceLog } from "../src/daemon/observe.ts";
 import { Daemon } from "../src/daemon/server.ts";
+import { WARM_UP, WARM_UP_QUIET_MS } from "../src/daemon/query_pool.ts";
 import { ErrorCode } from "../src/protocol/errors.ts";
+import { Workspace } from "../src/workspace/workspace.ts";
 import { fixtureRepository, socketDirectory, tempCache } from "./_helpers.ts";
 
 const FILES = {
@@ -63,6 +65,46 @@ Deno.test("daemon (real socket): a query Worker that fails outside its action is
     );
     const status = await client.request("status") as any;
     assert.equal(status.data.daemon.errors.InternalError, 5, JSON.stringify(status.data.daemon));
+  } finally {
+    client.close();
+    await daemon.shutdown();
+    await serving;
+  }
+});
+
+Deno.test("daemon (real socket): the query Worker warms up once the daemon listens and after a refresh that made a new generation, not after one that changed nothing", async () => {
+  const directory = fixtureRepository(FILES);
+  const cacheDirectory = tempCache();
+  // Indexed first: a search goes to the query Workers only once its target is current.
+  const indexed = await Workspace.open({ directory, cacheDirectory });
+  await indexed.refresh(indexed.repositories[0]);
+  indexed.close();
+  const daemon = await Daemon.start({
+    socket: join(socketDirectory(), "d.sock"),
+    workspace: { directory, cacheDirectory },
+    log: new TraceLog({ quiet: true }),
+    queryWorkerModule: new URL("./_counting_query_worker.ts", import.meta.url),
+  });
+  const serving = daemon.serve();
+  const client = await DaemonClient.connect(daemon.socket);
+  // The warm-ups the resident Worker answered so far (a search for `jobs …` reads its list).
+  let asked = 0;
+  const warmUps = async () => {
+    await new Promise((resolve) => setTimeout(resolve, WARM_UP_QUIET_MS * 4 + 500));
+    const answer = await client.request("search", { query: `jobs ${asked++}` }) as any;
+    return (answer.data.jobs as any[]).filter((job) => job.agent === null);
+  };
+  const warmUp = { action: WARM_UP.action, agent: null, outcome: "answer" };
+  try {
+    assert.deepEqual(await warmUps(), [warmUp], "after the start");
+    await client.request("refresh", {});
+    assert.deepEqual(await warmUps(), [warmUp], "a refresh that changed nothing");
+    Deno.writeTextFileSync(
+      join(directory, "src/retry.py"),
+      "def retry_twice(call):\n    return call()\n",
+    );
+    await client.request("refresh", {});
+    assert.deepEqual(await warmUps(), [warmUp, warmUp], "after an edit");
   } finally {
     client.close();
     await daemon.shutdown();

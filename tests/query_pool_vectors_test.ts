@@ -1,9 +1,16 @@
 /**
  * The daemon's query Workers: vector indexes are shared, each handed to a Worker once; a spare
- * Worker starts only while long jobs hold the resident one, or under pressure (a refresh).
+ * Worker starts only while long jobs hold the resident one, or under pressure (a refresh); a
+ * warm-up runs only on a pool that has been idle for a moment.
  */
 import assert from "node:assert/strict";
-import { QueryPool, SLOW_MS, SPARE_IDLE_MS, WARM_UP } from "../src/daemon/query_pool.ts";
+import {
+  QueryPool,
+  SLOW_MS,
+  SPARE_IDLE_MS,
+  WARM_UP,
+  WARM_UP_QUIET_MS,
+} from "../src/daemon/query_pool.ts";
 import type { Envelope } from "../src/protocol/types.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
 import { fixtureRepository, tempCache } from "./_helpers.ts";
@@ -196,6 +203,70 @@ Deno.test("query pool: a vector index one Worker loads reaches each other Worker
       handed <= 1,
       `indexes handed over, per job of each Worker: ${JSON.stringify(carried)}`,
     );
+  } finally {
+    pool.close();
+  }
+});
+
+type Jobs = { data: { jobs: { action: string; agent: string | null; outcome: string | null }[] } };
+
+/** The jobs a pool of one Worker has handed it so far (the `jobs` job itself not counted). */
+async function jobsOf(pool: QueryPool, workspace: { directory: string; cacheDirectory: string }) {
+  return (await pool.run(job(workspace, "jobs", {})) as Jobs).data.jobs;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+Deno.test("query pool: a warm-up waits until the pool is idle; a job sent at once goes first, and the warm-up, under no agent, is answered", async () => {
+  const workspace = await indexedFixture();
+  const pool = new QueryPool(1, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+  });
+  try {
+    await pool.ready();
+    pool.warm({ epoch: 1, workspace, agent: null, ...WARM_UP });
+    // Asked right after (as a `refresh: true` search is): answered before any warm-up.
+    const first = await pool.run(job(workspace, "search", { query: "merge cookies" })) as
+      & Envelope
+      & { results: { path: string }[] };
+    assert.equal(first.results[0]?.path, "src/cookies.ts");
+    assert.deepEqual(await jobsOf(pool, workspace), [
+      { action: "search", agent: "test", outcome: "answer" },
+    ]);
+    // Once the pool has been idle for a moment, the Worker answers the warm-up: a search run under
+    // no grant (no agent), whose answer goes to no one.
+    await pause(WARM_UP_QUIET_MS * 4 + 500);
+    assert.deepEqual((await jobsOf(pool, workspace)).slice(1), [
+      { action: WARM_UP.action, agent: null, outcome: "answer" },
+    ]);
+    // One warm-up per call.
+    await pause(WARM_UP_QUIET_MS * 4);
+    assert.equal((await jobsOf(pool, workspace)).length, 2);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("query pool: no warm-up runs while jobs keep the pool busy; it runs once they stop", async () => {
+  const workspace = await indexedFixture();
+  const pool = new QueryPool(1, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+  });
+  try {
+    await pool.ready();
+    // A job holds the Worker when the warm-up is asked, and others follow it back to back for a
+    // while (longer than the pool's quiet time in all).
+    const held = pool.run(job(workspace, "sleep", { ms: 300 }));
+    pool.warm({ epoch: 1, workspace, agent: null, ...WARM_UP });
+    await held;
+    for (let i = 0; i < 10; i++) await pool.run(job(workspace, "sleep", { ms: 20 }));
+    const busy = await jobsOf(pool, workspace);
+    assert.equal(busy.length, 11);
+    assert.ok(busy.every((each) => each.action === "sleep"), JSON.stringify(busy));
+    await pause(WARM_UP_QUIET_MS * 4 + 500);
+    assert.deepEqual((await jobsOf(pool, workspace)).slice(11), [
+      { action: WARM_UP.action, agent: null, outcome: "answer" },
+    ]);
   } finally {
     pool.close();
   }

@@ -20,7 +20,11 @@ export interface QueryJob {
   id: number;
   epoch: number;
   workspace: WorkspaceOptions;
-  agent: string;
+  /**
+   * The caller's agent; null only for the pool's own warm-ups (`QueryPool.warm`), whose answer
+   * goes to no one: they run under no grant, over every repository.
+   */
+  agent: string | null;
   action: string;
   params: Record<string, unknown>;
   /** Vector indexes other Workers of this process loaded. */
@@ -84,6 +88,7 @@ async function open(job: QueryJob) {
 
 async function answer(job: QueryJob, signal: AbortSignal): Promise<Envelope> {
   const { workspace, policy } = await open(job);
+  if (job.agent === null) return await runAction(workspace, job.action, job.params, { signal });
   const grant = policy.regrant(job.agent);
   if (!grant) throw new WireError("Unauthorized", "Unknown agent or wrong token");
   const admitted = grant.admit(workspace, { action: job.action, params: job.params });

@@ -35,7 +35,7 @@ import { daemonLimits } from "./initialize.ts";
 import { errorResponse } from "./jsonrpc.ts";
 import { Counters, TraceLog } from "./observe.ts";
 import { AccessPolicy } from "./policy.ts";
-import { QueryPool, SPARE_IDLE_MS } from "./query_pool.ts";
+import { QueryPool, SPARE_IDLE_MS, WARM_UP } from "./query_pool.ts";
 import { Router } from "./router.ts";
 import { Session } from "./session.ts";
 import { listenOnSocket } from "./socket.ts";
@@ -171,6 +171,7 @@ export class Daemon {
       // Nothing loads a module once connections may hold every descriptor.
       await Promise.all([daemon.#queries?.ready(), workspace.startRefreshWorker()]);
       daemon.#listener = await listenOnSocket(options.socket);
+      daemon.#warmQueries();
     } catch (error) {
       clearInterval(daemon.#idleSweep);
       daemon.#queries?.close();
@@ -281,6 +282,7 @@ export class Daemon {
     this.#observe(next);
     for (const session of this.#sessions) session.reauthenticate(policy);
     this.#workspaces.replace(next);
+    this.#warmQueries();
     const servers = this.#lsp;
     this.#lsp = openLspBackend(next, { wait: "none" });
     // The old servers get their shutdown request; the reload does not wait for them.
@@ -322,12 +324,28 @@ export class Daemon {
     } catch { /* already gone */ }
   }
 
+  /**
+   * The query Workers load a generation's state before a request asks for it (`QueryPool.warm`):
+   * after the daemon starts, after a reload, and after each refresh that made a new generation.
+   */
+  #warmQueries(): void {
+    this.#queries?.warm({
+      epoch: this.#epoch,
+      workspace: this.#options.workspace,
+      agent: null,
+      ...WARM_UP,
+    });
+  }
+
   /** Counts and traces the refreshes of the workspace now in force. */
   #observe(workspace: Workspace): void {
     this.#stopObserving();
     this.#stopObserving = workspace.observeRefreshes((event) => {
       const { repo, report, error, ms, trigger, rebuilt } = event;
-      if (report?.changed) this.#lastRefreshEnd = performance.now();
+      if (report?.changed) {
+        this.#lastRefreshEnd = performance.now();
+        this.#warmQueries();
+      }
       this.counters.refresh(repo, ms, report === null);
       if (report) {
         this.#log.event("refresh", {
