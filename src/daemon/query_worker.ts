@@ -22,7 +22,7 @@ export interface QueryJob {
   workspace: WorkspaceOptions;
   /**
    * The caller's agent; null only for the pool's own warm-ups (`QueryPool.warm`), whose answer
-   * goes to no one: they run under no grant, over every repository.
+   * goes to no one: they run under no grant, over the repositories whose target can be read.
    */
   agent: string | null;
   action: string;
@@ -88,7 +88,7 @@ async function open(job: QueryJob) {
 
 async function answer(job: QueryJob, signal: AbortSignal): Promise<Envelope> {
   const { workspace, policy } = await open(job);
-  if (job.agent === null) return await runAction(workspace, job.action, job.params, { signal });
+  if (job.agent === null) return await warmUp(workspace, job, signal);
   const grant = policy.regrant(job.agent);
   if (!grant) throw new WireError("Unauthorized", "Unknown agent or wrong token");
   const admitted = grant.admit(workspace, { action: job.action, params: job.params });
@@ -100,6 +100,20 @@ async function answer(job: QueryJob, signal: AbortSignal): Promise<Envelope> {
     { ...admitted.context, signal },
   );
   return grant.filter(envelope, grant.visibleRepositories(workspace));
+}
+
+/**
+ * The pool's warm-up (`QueryPool.warm`, no agent): its action over the repositories whose target
+ * can be read now. One not built yet (the daemon's first start) or damaged is left out: a search
+ * there would scan its working tree instead, for no one.
+ */
+async function warmUp(workspace: Workspace, job: QueryJob, signal: AbortSignal): Promise<Envelope> {
+  const ready = workspace.repositories.filter((repo) => workspace.reader(repo).problem === null);
+  if (ready.length === 0) throw new WireError("IndexBusy", "No target to warm up yet");
+  return await runAction(workspace, job.action, job.params, {
+    signal,
+    repositories: new Set(ready.map((repo) => repo.name)),
+  });
 }
 
 self.onmessage = async (event: MessageEvent<QueryJob | QueryCancel>) => {
