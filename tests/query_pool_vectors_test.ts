@@ -271,3 +271,26 @@ Deno.test("query pool: no warm-up runs while jobs keep the pool busy; it runs on
     pool.close();
   }
 });
+
+Deno.test("query pool: a warm-up leaves out a repository not indexed yet (a search there would scan its tree): there is nothing to warm", async () => {
+  const workspace = {
+    directory: fixtureRepository({ "src/retry.ts": "export function retry() {}\n" }),
+    cacheDirectory: tempCache(),
+  };
+  const pool = new QueryPool(1, {
+    module: new URL("./_counting_query_worker.ts", import.meta.url),
+  });
+  try {
+    await pool.ready();
+    pool.warm({ epoch: 1, workspace, agent: null, ...WARM_UP });
+    const deadline = Date.now() + 10_000;
+    let jobs = await jobsOf(pool, workspace);
+    while (jobs.length === 0 && Date.now() < deadline) {
+      await pause(WARM_UP_QUIET_MS * 6);
+      jobs = await jobsOf(pool, workspace);
+    }
+    assert.deepEqual(jobs, [{ action: WARM_UP.action, agent: null, outcome: "IndexBusy" }]);
+  } finally {
+    pool.close();
+  }
+});
