@@ -233,6 +233,20 @@ Deno.test("an index one thread loads serves another through shared memory", asyn
   }, cache);
 });
 
+/** The rows of an index as plain values: chunk, file, content hash, scale and values. */
+function indexRows(index: ReturnType<typeof generationIndex>) {
+  return Array.from({ length: index.rows }, (_, row) => ({
+    chunk: index.chunkIds[row],
+    file: index.fileIds[row],
+    hash: index.hashes[row],
+    scale: index.scales[row],
+    values: Array.from(
+      { length: index.dimensions },
+      (_, d) => index.values[d * index.column + row],
+    ),
+  }));
+}
+
 Deno.test("the index of a generation after an edit, copied from the last one where contents stayed, is the one a full read builds; after a rebuild nothing is copied", async () => {
   const helper = (name: string) => `def ${name}(value):\n    return value + 1\n`;
   const root = fixtureRepository({
@@ -265,22 +279,11 @@ Deno.test("the index of a generation after an edit, copied from the last one whe
       const carried = vectorIndexFor(reader, HASH_MODEL_ID);
       assert.ok(carried.generation > before.generation);
       const full = generationIndex(reader, HASH_MODEL_ID, reader.generation(), null);
-      const rows = (index: typeof full) =>
-        Array.from({ length: index.rows }, (_, row) => ({
-          chunk: index.chunkIds[row],
-          file: index.fileIds[row],
-          hash: index.hashes[row],
-          scale: index.scales[row],
-          values: Array.from(
-            { length: index.dimensions },
-            (_, d) => index.values[d * index.column + row],
-          ),
-        }));
       assert.equal(carried.dimensions, full.dimensions);
-      assert.deepEqual(rows(carried), rows(full));
+      assert.deepEqual(indexRows(carried), indexRows(full));
       // Beta, gamma and the new epsilon hold contents of the last generation (copied from it).
       const earlier = new Set(Array.from(before.hashes.subarray(0, before.rows)));
-      const copied = rows(carried).filter((row) => earlier.has(row.hash)).length;
+      const copied = indexRows(carried).filter((row) => earlier.has(row.hash)).length;
       assert.ok(copied >= 3 && copied < carried.rows, `${copied} of ${carried.rows}`);
       // Values wrong in this index's memory: a rebuild (vectors stored again) must not copy them.
       carried.values.fill(7, 0, carried.column);
@@ -296,20 +299,6 @@ Deno.test("the index of a generation after an edit, copied from the last one whe
     });
   });
 });
-
-/** The rows of an index as plain values: chunk, file, content hash, scale and values. */
-function indexRows(index: ReturnType<typeof generationIndex>) {
-  return Array.from({ length: index.rows }, (_, row) => ({
-    chunk: index.chunkIds[row],
-    file: index.fileIds[row],
-    hash: index.hashes[row],
-    scale: index.scales[row],
-    values: Array.from(
-      { length: index.dimensions },
-      (_, d) => index.values[d * index.column + row],
-    ),
-  }));
-}
 
 Deno.test("an embedding provider's index is carried over only from the generation just before: a content dropped and embedded again with other values is read again", async () => {
   // A local `/v1/embeddings` whose vectors for the same text change with `salt`.
