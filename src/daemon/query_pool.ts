@@ -248,7 +248,7 @@ export class QueryPool {
       return;
     }
     for (const slot of this.#slots) {
-      if (!slot.warmUp || slot.busy || slot.collecting || !slot.ready) continue;
+      if (!slot.warmUp || slot.collecting || !slot.ready) continue;
       const job = slot.warmUp;
       slot.warmUp = null;
       this.#warm(slot, job);
