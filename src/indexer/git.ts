@@ -6,6 +6,7 @@
  * commands that read the working tree, filter drivers. Nothing in an indexed
  * repository is ever executed.
  */
+import { dirname, join, resolve } from "node:path";
 
 const SAFE_CONFIG: [string, string][] = [
   ["core.fsmonitor", "false"],
@@ -99,11 +100,102 @@ export async function gitTopLevel(dir: string): Promise<string | null> {
   return out === null ? null : new TextDecoder().decode(out).trim();
 }
 
-/** HEAD's commit id, or null (no git, no commits). */
+/**
+ * HEAD's commit id, or null (no git, no commits). Read from the repository's files when they
+ * say it plainly (`headFromFiles`), else from `git rev-parse`: every refresh asks, and on sympy
+ * the process cost a no-op refresh ~10 ms of its ~60 (its start on the main thread, and a core
+ * shared with `git ls-files`).
+ */
 export async function gitHead(root: string): Promise<string | null> {
+  const read = headFromFiles(root);
+  if (read !== undefined) return read;
   const out = await runGit(root, ["rev-parse", "--verify", "-q", "HEAD"]);
   const head = out === null ? "" : new TextDecoder().decode(out).trim();
   return head === "" ? null : head;
+}
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** The environment variables that move where git finds a repository or what it reads there. */
+const REPOSITORY_VARIABLES = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_COMMON_DIR",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_DEFAULT_REF_FORMAT",
+];
+
+/**
+ * HEAD's commit id as the files of the repository's git directory give it, or undefined when
+ * only git can tell (undefined is never a guess). Read: the `.git` directory or `gitdir:` file
+ * of `root` or a directory above it on the same device, a linked worktree's `commondir`, a
+ * detached HEAD, or a branch's loose or packed ref. Anything else is git's to answer: a
+ * variable that moves the repository (`REPOSITORY_VARIABLES`), a `.git` that is a symlink, a git directory or work tree another
+ * user owns (git refuses those), another reference storage than files (`extensions.refStorage`),
+ * a HEAD naming anything but `refs/heads/…`, an unborn branch, an unreadable file.
+ */
+export function headFromFiles(root: string): string | null | undefined {
+  try {
+    if (REPOSITORY_VARIABLES.some((name) => Deno.env.get(name) !== undefined)) return undefined;
+    const uid = Deno.uid();
+    const top = Deno.realPathSync(root);
+    const device = Deno.statSync(top).dev;
+    let workTree = top;
+    let dotGit: Deno.FileInfo | null = null;
+    for (;;) {
+      try {
+        dotGit = Deno.lstatSync(join(workTree, ".git"));
+        break;
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) return undefined;
+      }
+      const parent = dirname(workTree);
+      if (parent === workTree || Deno.statSync(parent).dev !== device) return undefined;
+      workTree = parent;
+    }
+    let gitDir = join(workTree, ".git");
+    if (dotGit.isFile) {
+      const pointer = /^gitdir: (.+)$/m.exec(Deno.readTextFileSync(gitDir))?.[1].trim();
+      if (!pointer) return undefined;
+      gitDir = resolve(workTree, pointer);
+    } else if (!dotGit.isDirectory) return undefined;
+    let commonDir = gitDir;
+    try {
+      commonDir = resolve(gitDir, Deno.readTextFileSync(join(gitDir, "commondir")).trim());
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) return undefined;
+    }
+    for (const owned of [workTree, gitDir, commonDir]) {
+      if (Deno.statSync(owned).uid !== uid) return undefined;
+    }
+    if (/refstorage/i.test(Deno.readTextFileSync(join(commonDir, "config")))) return undefined;
+    const head = Deno.readTextFileSync(join(gitDir, "HEAD")).trim();
+    if (OBJECT_ID.test(head)) return head;
+    const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+    if (!ref || ref.split("/").some((part) => part === "" || part === "." || part === "..")) {
+      return undefined;
+    }
+    try {
+      const loose = Deno.readTextFileSync(join(commonDir, ref)).trim();
+      return OBJECT_ID.test(loose) ? loose : undefined;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) return undefined;
+    }
+    const packed = Deno.readTextFileSync(join(commonDir, "packed-refs"));
+    for (const line of packed.split("\n")) {
+      const space = line.indexOf(" ");
+      if (line.slice(space + 1).trimEnd() === ref && OBJECT_ID.test(line.slice(0, space))) {
+        return line.slice(0, space);
+      }
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Tracked plus untracked-not-ignored paths under `root`, or null without git. */
