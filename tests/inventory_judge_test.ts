@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { pathJudge, takeInventory, type Verdict } from "../src/indexer/inventory.ts";
+import { isSecretName, pathJudge, takeInventory, type Verdict } from "../src/indexer/inventory.ts";
 import { parseSettings } from "../src/indexer/settings.ts";
 import { git } from "./_helpers.ts";
 
@@ -115,4 +115,62 @@ Deno.test("takeInventory: paths expected from the last refresh change nothing bu
   } finally {
     Deno.removeSync(root, { recursive: true });
   }
+});
+
+Deno.test("isSecretName: every secret pattern, in any case, and names that only look alike", () => {
+  const secrets = [
+    ".env",
+    ".ENV",
+    ".env.local",
+    "server.pem",
+    "SERVER.PEM",
+    "tls.key",
+    "id_rsa",
+    "id_rsa.pub",
+    "id_dsa",
+    "id_ecdsa_sk",
+    "id_ed25519",
+    "cert.p12",
+    "cert.pfx",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+    "credentials",
+    "Credentials",
+    "credentials.csv",
+    "credentials.json",
+    "gcp-credentials.json",
+    ".envrc",
+    "secrets.yaml",
+    "secrets.yml",
+    "AuthKey.p8",
+    "release.keystore",
+    "store.jks",
+    ".secret",
+    ".secrets",
+  ];
+  const plain = [
+    "env",
+    "env.py",
+    "a.env",
+    "..env",
+    "pem",
+    "key",
+    "keys.py",
+    "a.key.txt",
+    "rsa_id",
+    "npmrc",
+    "credential",
+    "my_credentials",
+    "credentials_test.py",
+    "secrets.py",
+    "secrets.yaml.example",
+    ".secretsx",
+    "x.p8.txt",
+    "app.py",
+    "__init__.py",
+  ];
+  for (const name of secrets) assert.equal(isSecretName(name), true, name);
+  for (const name of plain) assert.equal(isSecretName(name), false, name);
 });
