@@ -196,6 +196,35 @@ Deno.test("secrets, binaries, oversize, excluded and escaping symlinks are skipp
   });
 });
 
+Deno.test("a target built from nothing writes its pages into its own file: no WAL or journal beside it while it is built", async () => {
+  const files = Object.fromEntries(
+    Array.from({ length: 40 }, (_, i) => [`pkg/m${i}.py`, PY(`function_${i}`)]),
+  );
+  const root = fixtureRepository(files);
+  await withWorkspace(root, async (workspace, run) => {
+    const repo = workspace.repositories[0];
+    let beside: string[] | null = null;
+    const first = await workspace.refresh(repo, (progress) => {
+      // Every file's rows are written by now; the commit follows.
+      if (progress.phase !== "commit") return;
+      const names = [...Deno.readDirSync(repo.location.directory)].map((entry) => entry.name);
+      const building = names.filter((name) => name.endsWith(".building"));
+      assert.equal(building.length, 1, `one build under way: ${names}`);
+      beside = names.filter((name) => name !== building[0] && name.startsWith(building[0]));
+    });
+    assert.equal(first.plan.add, 40);
+    assert.deepEqual(beside, [], "nothing beside the file being built");
+    assert.equal((await run("symbols", { query: "function_39" })).results[0]?.path, "pkg/m39.py");
+    // The next refresh writes in place, through the WAL that readers share.
+    writeFiles(root, { "pkg/m0.py": PY("renamed_function") });
+    assert.equal((await workspace.refresh(repo)).plan.update, 1);
+    assert.equal(
+      (await run("symbols", { query: "renamed_function" })).results[0]?.path,
+      "pkg/m0.py",
+    );
+  });
+});
+
 Deno.test("a schema-version mismatch rebuilds the target instead of misreading it", async () => {
   const root = fixtureRepository({ "a.py": PY("alpha") });
   const { cache, databasePath } = await indexOnce(root);
