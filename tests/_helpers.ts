@@ -18,19 +18,14 @@ export function fixtureRepository(
   if (options.git ?? true) {
     git(root, "init", "-q");
     git(root, "add", "-A");
-    git(
-      root,
-      "-c",
-      "user.email=t@t",
-      "-c",
-      "user.name=t",
-      "commit",
-      "-qm",
-      "fixture",
-      "--allow-empty",
-    );
+    commit(root, "fixture");
   }
   return Deno.realPathSync(root);
+}
+
+/** Commits what is staged (or nothing) as a test author. */
+export function commit(root: string, message: string): void {
+  git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", message, "--allow-empty");
 }
 
 /** Writes files below a root, creating directories. */

@@ -6,26 +6,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gitHead, headFromFiles } from "../src/indexer/git.ts";
-import { fixtureRepository, git } from "./_helpers.ts";
+import { commit, fixtureRepository, git } from "./_helpers.ts";
 
 /** What git itself says HEAD is in `cwd`. */
 function revParse(cwd: string): string {
   return git(cwd, "rev-parse", "--verify", "-q", "HEAD").trim();
-}
-
-function commit(root: string, message: string): void {
-  git(
-    root,
-    "-c",
-    "user.email=t@t",
-    "-c",
-    "user.name=t",
-    "commit",
-    "-q",
-    "--allow-empty",
-    "-m",
-    message,
-  );
 }
 
 /** The file reading answers, and answers what git answers. */
