@@ -26,6 +26,7 @@ import {
   candidateFiles,
   containsAll,
   containsInOrder,
+  requiredPhrases,
   requiredTerms,
 } from "../src/grep/prefilter.ts";
 import { forgetRegions } from "../src/grep/regions.ts";
@@ -157,9 +158,11 @@ function profile(
     figures[key] += now - at;
     at = now;
   };
-  const files = candidateFiles(reader, requiredTerms(compiled.literals)).filter((file) =>
-    grepLanguageForPath(file.path) === language
-  );
+  const files = candidateFiles(
+    reader,
+    requiredTerms(compiled.literals),
+    requiredPhrases(compiled.literals),
+  ).filter((file) => grepLanguageForPath(file.path) === language);
   figures.files_candidate = files.length;
   lap("candidates_ms");
   for (const file of files) {

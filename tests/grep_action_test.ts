@@ -234,3 +234,50 @@ Deno.test("grep: errors, prefilter, limits, cursors, inference, scope and snapsh
     );
   });
 });
+
+Deno.test("grep: an identifier's parts in a row narrow the files read; every token of it is found wherever it stands", async () => {
+  // Files that hold both parts of `collect_buffer`, never side by side: each part alone would
+  // make them candidates.
+  const decoys = Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [
+      `decoy/d${i}.py`,
+      `buffer_${i} = collect(${i})\nbuffer.collect_all(buffer_${i})\n`,
+    ]),
+  );
+  const root = fixtureRepository({
+    ...decoys,
+    "src/plain.py": "collect_buffer(1)\n",
+    // Joined to a word around it: a subtraction without spaces, an attribute, a camel case.
+    "src/joined.py": "n = 2\ny = n-collect_buffer(2)\nz = state.collect_buffer(3)\n",
+    "src/camel.py": "collectBuffer(4)\n",
+    // Parts that repeat, in their order.
+    "src/repeat.py": "foo_bar_foo_baz(5)\nfoo_bar_baz(6)\n",
+  });
+  await withWorkspace(root, async (_workspace, run) => {
+    await run("refresh");
+    const grep = async (pattern: string) => {
+      const answer = await run("grep", { pattern, language: "python" });
+      return {
+        where: where(answer.results),
+        considered: (answer.data as { files_considered: number }).files_considered,
+      };
+    };
+    // `state.collect_buffer(3)` holds the token but is no call of the bare name; the index is
+    // blind to case, so `collectBuffer` is read too (and its text tells it apart).
+    assert.deepEqual(await grep("collect_buffer($$$ARGS)"), {
+      where: ["src/joined.py:2:7", "src/plain.py:1:1"],
+      considered: 3,
+    });
+    assert.deepEqual(await grep("collectBuffer($A)"), {
+      where: ["src/camel.py:1:1"],
+      considered: 3,
+    });
+    assert.deepEqual(await grep("foo_bar_foo_baz($A)"), {
+      where: ["src/repeat.py:1:1"],
+      considered: 1,
+    });
+    assert.deepEqual((await grep("foo_bar_baz($A)")).where, ["src/repeat.py:2:1"]);
+    // One part alone still finds every file that holds it as a token.
+    assert.equal((await grep("collect($A)")).where.length, 12);
+  });
+});

@@ -9,7 +9,7 @@ import {
   metaVariableOf,
   rewritePattern,
 } from "../src/grep/pattern.ts";
-import { containsInOrder, requiredTerms } from "../src/grep/prefilter.ts";
+import { containsInOrder, requiredPhrases, requiredTerms } from "../src/grep/prefilter.ts";
 import { pythonStatementRanges } from "../src/grep/python_statements.ts";
 
 async function compile(language: string, pattern: string) {
@@ -119,6 +119,23 @@ Deno.test("the prefilter's terms and order check", () => {
     ["retry", "with", "backoff", "say", "hi", "max", "attempts", "http", "server"],
   );
   assert.deepEqual(requiredTerms(["(", "=", "a", "$"]), []);
+  // Phrases: identifiers of several parts, their parts in order, repeats kept; a dotted literal,
+  // a string and one-part identifiers give none.
+  assert.deepEqual(
+    requiredPhrases([
+      "retryWithBackoff",
+      'say "hi"',
+      "max_attempts",
+      "x1",
+      "HTTPServer",
+      "foo_bar_foo_baz",
+      "a.b_c",
+      "get_x_value",
+      "sympify",
+      "max_attempts",
+    ]),
+    ["retry with backoff", "max attempts", "http server", "foo bar foo baz", "get value"],
+  );
   assert.ok(containsInOrder("foo ( a , b )", ["foo", "(", ",", ")"]));
   assert.ok(!containsInOrder(") foo (", [")", "(", ")"]));
 });

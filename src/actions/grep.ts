@@ -25,7 +25,13 @@ import {
   unitPlan,
 } from "../grep/plan.ts";
 import { type CompiledPattern, compilePattern, InvalidPatternError } from "../grep/pattern.ts";
-import { candidateFiles, containsAll, containsInOrder, requiredTerms } from "../grep/prefilter.ts";
+import {
+  candidateFiles,
+  containsAll,
+  containsInOrder,
+  requiredPhrases,
+  requiredTerms,
+} from "../grep/prefilter.ts";
 import { LineIndex } from "../engine/lines.ts";
 import { envelope, repositoryStates } from "./envelope.ts";
 import { issueCursor, PageFitter, readCursor } from "./paging.ts";
@@ -231,11 +237,13 @@ class GrepRun {
   #sliceStarted = performance.now();
   readonly #options: RunOptions;
   readonly #terms: string[];
+  readonly #phrases: string[];
   readonly #page: PageFitter;
 
   constructor(options: RunOptions) {
     this.#options = options;
     this.#terms = requiredTerms(options.compiled.literals);
+    this.#phrases = requiredPhrases(options.compiled.literals);
     this.#page = new PageFitter({ limit: options.limit, tokenBudget: options.tokenBudget });
   }
 
@@ -352,7 +360,7 @@ class GrepRun {
 
   #candidateFiles(reader: TargetReader, repo: Repository): CandidateFile[] {
     const { language, scope } = this.#options;
-    const files = candidateFiles(reader, this.#terms).filter((row) =>
+    const files = candidateFiles(reader, this.#terms, this.#phrases).filter((row) =>
       grepLanguageForPath(row.path) === language && scope.matchesPaths(row.path) &&
       scope.allowPath(repo.name, row.path)
     );
