@@ -65,30 +65,32 @@ export function candidateFiles(
   const ranked = terms.map((term) => ({ term, chunks: reader.termDocuments(term) }))
     .sort((a, b) => a.chunks - b.chunks);
   let files: Set<number>;
-  // With phrases, a term narrows their files only when it is rare itself: the ratio to the
-  // rarest term says nothing of what the phrases left (5M lines: 16-20 ms a common part).
   let narrowing = ranked.slice(1, MAX_TERMS);
-  let ratio = CHEAP_TERM_RATIO;
+  // A term after the first narrows while cheap to read: rare, or not much commoner than the
+  // rarest. With phrases only a rare term does: the ratio to the rarest term says nothing of what
+  // the phrases left (5M lines: 16-20 ms a common part).
+  let cheapChunks = Math.max(CHEAP_TERM_CHUNKS, ranked[0].chunks * CHEAP_TERM_RATIO);
   if (ranked[0].chunks === 0) files = new Set<number>();
   else if (phrases.length > 0) {
     files = reader.filesWithTerm(phrases[0]);
     for (const phrase of phrases.slice(1, MAX_TERMS)) {
       if (files.size === 0) break;
-      const holding = reader.filesWithTerm(phrase);
-      files = new Set([...files].filter((id) => holding.has(id)));
+      files = intersect(files, reader.filesWithTerm(phrase));
     }
     narrowing = ranked.slice(0, MAX_TERMS);
-    ratio = 0;
+    cheapChunks = CHEAP_TERM_CHUNKS;
   } else files = reader.filesWithTerm(ranked[0].term);
   for (const { term, chunks } of narrowing) {
-    const cheap = chunks <= CHEAP_TERM_CHUNKS || chunks <= ranked[0].chunks * ratio;
-    if (files.size === 0 || !cheap) break;
-    const holding = reader.filesWithTerm(term);
-    files = new Set([...files].filter((id) => holding.has(id)));
+    if (files.size === 0 || chunks > cheapChunks) break;
+    files = intersect(files, reader.filesWithTerm(term));
   }
   const candidates = new Set(files);
   for (const id of reader.filesWithoutCompleteTerms()) candidates.add(id);
   return reader.candidateFiles(candidates);
+}
+
+function intersect(files: Set<number>, holding: Set<number>): Set<number> {
+  return new Set([...files].filter((id) => holding.has(id)));
 }
 
 /** Whether a text holds every literal, exactly (the index is case-insensitive). */

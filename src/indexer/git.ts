@@ -134,9 +134,10 @@ const REPOSITORY_VARIABLES = [
  * only git can tell (undefined is never a guess). Read: the `.git` directory or `gitdir:` file
  * of `root` or a directory above it on the same device, a linked worktree's `commondir`, a
  * detached HEAD, or a branch's loose or packed ref. Anything else is git's to answer: a
- * variable that moves the repository (`REPOSITORY_VARIABLES`), a `.git` that is a symlink, a git directory or work tree another
- * user owns (git refuses those), another reference storage than files (`extensions.refStorage`),
- * a HEAD naming anything but `refs/heads/…`, an unborn branch, an unreadable file.
+ * variable that moves the repository (`REPOSITORY_VARIABLES`), a `.git` that is a symlink, a
+ * git directory or work tree another user owns (git refuses those), another reference storage
+ * than files (`extensions.refStorage`), a HEAD naming anything but `refs/heads/…`, an unborn
+ * branch, an unreadable file.
  */
 export function headFromFiles(root: string): string | null | undefined {
   try {
