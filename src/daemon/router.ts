@@ -177,7 +177,7 @@ export class Router {
           ran.runner = !queries
             ? "main thread (no query Workers)"
             : ON_MAIN_THREAD.has(action)
-            ? "main thread (refreshes run here)"
+            ? "main thread (it hands refreshes to the refresh Worker)"
             : "main thread (a target is missing or damaged)";
           // Validated once, by `executeAction`: answered from the request it prepared.
           return answerAction(prepared);

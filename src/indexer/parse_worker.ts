@@ -6,6 +6,7 @@
 import { Language, type Node, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { closeSync, fstatSync, openSync } from "node:fs";
+import { setPriority } from "node:os";
 import { CONFINED_OPEN_FLAGS, type OpenedFile, readOpened } from "./confined.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import {
@@ -34,6 +35,17 @@ export interface WorkerInit {
   type: "init";
   core: Uint8Array;
   textChunking: Record<string, "headings" | "lines">;
+  /** The nice value this Worker's thread takes before any job (Linux; the pool grants `setPriority`). */
+  nice?: number;
+}
+
+/**
+ * The first message of a Worker another thread started for the pool (`ParseWorkerHandle`): from
+ * then on every message comes, and every answer goes, through this port.
+ */
+export interface WorkerPort {
+  type: "port";
+  port: MessagePort;
 }
 
 interface LoadedGrammar {
@@ -189,7 +201,7 @@ async function parseBytes(job: ParseJob, bytes: Uint8Array, mtimeMs: number): Pr
   const loaded = grammar && !minified ? await grammar : null;
   // The parse of these bytes begins: the pool's timeout counts from here (and names the bytes).
   if (held) {
-    self.postMessage(
+    post(
       {
         type: "read",
         id: job.id,
@@ -272,16 +284,31 @@ function skipped(job: ParseJob, reason: SkipReason, message: string): ParseReply
   return { id: job.id, status: "skipped", reason, message };
 }
 
-self.onmessage = async (event: MessageEvent<WorkerInit | WorkerRelease | ParseJob>) => {
+/** Where answers go: the Worker's parent, or the port it was given (`WorkerPort`). */
+let post = (message: unknown, transfer: Transferable[] = []) => self.postMessage(message, transfer);
+
+self.onmessage = (event: MessageEvent<WorkerPort | WorkerInit | WorkerRelease | ParseJob>) => {
+  const message = event.data;
+  if ("type" in message && message.type === "port") {
+    const port = message.port;
+    post = (reply, transfer = []) => port.postMessage(reply, transfer);
+    port.onmessage = receive;
+    return;
+  }
+  return receive(event as MessageEvent<WorkerInit | WorkerRelease | ParseJob>);
+};
+
+async function receive(event: MessageEvent<WorkerInit | WorkerRelease | ParseJob>): Promise<void> {
   const message = event.data;
   release();
   if ("type" in message) {
     if (message.type === "init") {
       init = message;
+      if (message.nice !== undefined) lowerPriority(message.nice);
       ready = Parser.init({ wasmBinary: message.core });
       // A job's time counts from here: never the Worker's own start (a job waiting on a failed
       // start fails at `await ready`).
-      const started = () => self.postMessage({ type: "ready" } satisfies WorkerReady);
+      const started = () => post({ type: "ready" } satisfies WorkerReady);
       ready.then(started, started);
     }
     return;
@@ -302,10 +329,18 @@ self.onmessage = async (event: MessageEvent<WorkerInit | WorkerRelease | ParseJo
   }
   // Every reply names the file it read (whatever became of it), for the pool to confirm.
   // The packed bytes move to the writer's thread instead of being copied.
-  self.postMessage(
+  post(
     { reply, opened: held } satisfies WorkerReply,
     reply.status === "parsed" ? transferables(reply.rows) : [],
   );
   // After the reply: the writer has the rows while this Worker collects.
   boundHeap();
-};
+}
+
+/** Lowers this Worker's thread to `nice` (Linux: a priority set for pid 0 is the calling thread's). */
+function lowerPriority(nice: number): void {
+  if (Deno.build.os !== "linux") return;
+  try {
+    setPriority(0, nice);
+  } catch { /* not permitted: the Worker parses at its parent's priority */ }
+}

@@ -5,17 +5,22 @@
  * parse Worker holds its V8 heap and its grammars' wasm memory, which never
  * shrinks).
  *
- * On Linux this thread lowers its own CPU priority (`REFRESH_NICE`) before it
- * starts any parse Worker, and the parse Workers, threads it creates, inherit
- * it: a refresh takes the cores that answers leave idle, so a client's query
- * is not slowed by an index update running beside it. (Elsewhere a process's
- * priority is the whole process's, so it is left alone.)
+ * Its parse Workers are started by its parent thread (`worker_relay.ts`: a
+ * Worker started inside a Worker is ~1 s late to answer under Deno 2.9.1+) and
+ * talk to it over a port of their own.
+ *
+ * On Linux this thread lowers its own CPU priority (`REFRESH_NICE`), and each
+ * parse Worker lowers its own thread's to the same before its first job: a
+ * refresh takes the cores that answers leave idle, so a client's query is not
+ * slowed by an index update running beside it. (Elsewhere a process's priority
+ * is the whole process's, so it is left alone.)
  */
 import { loadLanguageTable } from "../indexer/languages.ts";
 import { closeIdlePools, ParsePool } from "../indexer/pool.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { releaseFreedMemory } from "../indexer/heap.ts";
-import { lowerThreadPriority, POOL_IDLE_MS } from "./refresh_priority.ts";
+import { lowerThreadPriority, POOL_IDLE_MS, REFRESH_NICE } from "./refresh_priority.ts";
+import { isRelayReply, RelayedWorkers, type RelayReply } from "./worker_relay.ts";
 
 /** A request to the refresh Worker. */
 export interface RefreshJob {
@@ -51,13 +56,20 @@ function closePools(): void {
 
 lowerThreadPriority();
 
+const relayed = new RelayedWorkers((request) => (self as unknown as Worker).postMessage(request));
+
 function poolFor(target: RefreshTarget): ParsePool {
   let pool = pools.get(target.root);
   if (!pool) {
     // Another repository's idle pool goes first: one pool's Workers at a time, not one set per
     // repository refreshed in the last `POOL_IDLE_MS` (each holds its heap and wasm memory).
     closeIdlePools(pools, (root) => (runningAt.get(root) ?? 0) > 0);
-    pool = new ParsePool({ root: target.root, table: loadLanguageTable() });
+    pool = new ParsePool({
+      root: target.root,
+      table: loadLanguageTable(),
+      start: relayed.start,
+      nice: REFRESH_NICE,
+    });
     pools.set(target.root, pool);
   }
   return pool;
@@ -65,8 +77,12 @@ function poolFor(target: RefreshTarget): ParsePool {
 
 const post = (message: RefreshMessage) => (self as unknown as Worker).postMessage(message);
 
-self.onmessage = async (event: MessageEvent<RefreshJob | { type: "close" }>) => {
+self.onmessage = async (event: MessageEvent<RefreshJob | RelayReply | { type: "close" }>) => {
   const data = event.data;
+  if (isRelayReply(data)) {
+    relayed.receive(data);
+    return;
+  }
   if ("type" in data) {
     clearTimeout(idleTimer);
     closePools();

@@ -21,6 +21,7 @@ import { type RebuildReason, reconcileTarget, type RefreshTarget } from "./recon
 import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
 import type { RefreshMessage, RefreshWorkerMessage } from "./refresh_worker.ts";
 import { discoverRepositories, mergeDiscovered } from "./discover.ts";
+import { isRelayRequest, type RelayRequest, WorkerRelayHost } from "./worker_relay.ts";
 
 /**
  * Why a target cannot answer: the store's problems, or `building` — created
@@ -102,6 +103,8 @@ interface SharedState {
   /** Refreshes run in a Worker (the daemon) when set; null: not started yet. */
   refreshWorker?: {
     worker: Worker;
+    /** The parse Workers this thread started for it (`worker_relay.ts`). */
+    relay: WorkerRelayHost;
     jobs: Map<number, (message: RefreshMessage) => void>;
     nextId: number;
     /** Resolves once the Worker's modules are loaded; rejects when it fails before that. */
@@ -480,11 +483,13 @@ export class Workspace {
       type: "module",
     });
     const jobs = new Map<number, (message: RefreshMessage) => void>();
+    const relay = new WorkerRelayHost(worker);
     const loaded = Promise.withResolvers<void>();
     loaded.promise.catch(() => {}); // observed by `startRefreshWorker`
     let ready = false;
-    worker.onmessage = (event: MessageEvent<RefreshWorkerMessage>) => {
-      if (event.data.type === "ready") {
+    worker.onmessage = (event: MessageEvent<RefreshWorkerMessage | RelayRequest>) => {
+      if (isRelayRequest(event.data)) relay.receive(event.data);
+      else if (event.data.type === "ready") {
         ready = true;
         loaded.resolve();
       } else jobs.get(event.data.id)?.(event.data);
@@ -499,11 +504,12 @@ export class Workspace {
       loaded.reject(new Error(failure.message));
       for (const [id, handler] of jobs) handler({ id, ...failure });
       worker.terminate();
+      relay.close();
       if (shared.refreshWorker?.worker !== worker) return;
       // One that had loaded is replaced at once; one that failed to load, at the next refresh.
       shared.refreshWorker = ready ? this.#spawnRefreshWorker() : null;
     };
-    return { worker, jobs, nextId: 1, ready: loaded.promise };
+    return { worker, relay, jobs, nextId: 1, ready: loaded.promise };
   }
 
   /** Runs a refresh in the refresh Worker (started with the daemon, else on first use). */
@@ -556,6 +562,7 @@ export class Workspace {
     for (const pool of this.#shared.pools.values()) pool.close();
     this.#shared.pools.clear();
     this.#shared.refreshWorker?.worker.terminate();
+    this.#shared.refreshWorker?.relay.close();
     if (this.#shared.refreshWorker) this.#shared.refreshWorker = null;
   }
 }
