@@ -63,6 +63,8 @@ export const FIGURES: FigureSpec[] = [
   { key: "serving_search_p99_ms", better: "lower" },
   { key: "serving_errors", better: "lower" },
   { key: "refresh_under_load_ms", better: "lower" },
+  { key: "daemon_one_file_refresh_pool_starting_ms", better: "lower" },
+  { key: "daemon_one_file_refresh_pool_alive_ms", better: "lower" },
   { key: "during_refresh_search_p50_ms", better: "lower" },
   { key: "during_refresh_search_p99_ms", better: "lower" },
   { key: "during_refresh_errors", better: "lower" },
@@ -132,6 +134,8 @@ export function figuresOf(result: TargetResult): Figures {
     serving_search_p99_ms: finite(search(load?.serving.actions)?.p99_ms),
     serving_errors: load?.serving.errors ?? null,
     refresh_under_load_ms: load?.during_refresh.refresh?.ms ?? null,
+    daemon_one_file_refresh_pool_starting_ms: load?.one_file_refresh?.pool_starting_ms ?? null,
+    daemon_one_file_refresh_pool_alive_ms: load?.one_file_refresh?.pool_alive_ms ?? null,
     during_refresh_search_p50_ms: finite(
       search(load?.during_refresh.sent_while_refreshing)?.p50_ms,
     ),

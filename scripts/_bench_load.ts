@@ -117,6 +117,12 @@ export interface DaemonResult {
    * `POOL_IDLE_MS` after the last refresh), no request since.
    */
   rss_settled_mb: number;
+  /**
+   * A one-file refresh through the socket once settled, whose parse Worker must start (the pool
+   * closed after `POOL_IDLE_MS`: an agent's refresh after a pause), then one more at once (the
+   * Worker alive). Null when no file was changed.
+   */
+  one_file_refresh: { pool_starting_ms: number; pool_alive_ms: number } | null;
   /** The daemon's answer-cache counters at the end. */
   cache: { hits: number; misses: number } | null;
   error_samples: string[];
@@ -202,6 +208,19 @@ export async function benchDaemon(
     const rss = processRss(process.pid);
     await new Promise((resolve) => setTimeout(resolve, POOL_IDLE_MS + 5_000));
     const settled = processRss(process.pid);
+    let one_file_refresh: DaemonResult["one_file_refresh"] = null;
+    if (originals.length > 0) {
+      const timedEdit = async (n: number) => {
+        Deno.writeTextFileSync(originals[0].full, appendedFunction(changed[0].path, n), {
+          append: true,
+        });
+        const editStarted = performance.now();
+        await daemon.control.request("refresh", {});
+        return round(performance.now() - editStarted, 1);
+      };
+      const pool_starting_ms = await timedEdit(changed.length);
+      one_file_refresh = { pool_starting_ms, pool_alive_ms: await timedEdit(changed.length + 1) };
+    }
     const status = await daemon.control.request("status").catch(() => null) as
       | { data?: { daemon?: { cache?: { hits: number; misses: number } } } }
       | null;
@@ -226,6 +245,7 @@ export async function benchDaemon(
       peak_rss_mb: round(rss.peak / MB, 1),
       rss_after_mb: round(rss.rss / MB, 1),
       rss_settled_mb: round(settled.rss / MB, 1),
+      one_file_refresh,
       cache: status?.data?.daemon?.cache ?? null,
       error_samples: errorSamples,
       load_average: [loadBefore, loadAverage()],
@@ -529,6 +549,12 @@ export function summary(label: string, result: DaemonResult): string {
     `refresh CPU s     ${JSON.stringify(result.during_refresh.cpu_s)}`,
     line("while refreshing", result.during_refresh.sent_while_refreshing) +
     ` | refresh ${result.during_refresh.refresh?.ms} ms, ${result.during_refresh.refresh?.parsed} parsed`,
+    `one-file refresh  ${
+      result.one_file_refresh
+        ? `${result.one_file_refresh.pool_starting_ms} ms with its parse Worker starting, ` +
+          `${result.one_file_refresh.pool_alive_ms} ms with it alive`
+        : "none"
+    }`,
     `RSS idle ${result.rss_idle_mb} MB, peak ${result.peak_rss_mb} MB, after ${result.rss_after_mb} MB, settled ${result.rss_settled_mb} MB; ` +
     `errors ${result.serving.errors + result.during_refresh.errors} ${
       result.error_samples.join("; ")

@@ -243,6 +243,10 @@ function daemonSummary(d: DaemonResult): string {
       fmt(d.during_refresh.rss_max_mb, 0)
     } MB, VmHWM ${fmt(d.peak_rss_mb, 0)} MB; refresh of ${d.during_refresh.changed_files} files ` +
     (refresh ? `${fmt(refresh.ms / 1000, 2)}s (parsed ${refresh.parsed})` : "failed") +
+    (d.one_file_refresh
+      ? `; one-file refresh ${fmt(d.one_file_refresh.pool_starting_ms, 0)} ms with its parse ` +
+        `Worker starting, ${fmt(d.one_file_refresh.pool_alive_ms, 0)} ms with it alive`
+      : "") +
     `; answer cache ${d.cache?.hits ?? "?"} hits / ${d.cache?.misses ?? "?"} misses`;
 }
 
