@@ -9,7 +9,8 @@
 // deno-lint-ignore-file no-explicit-any
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli, tempCache, withWorkspace } from "./_helpers.ts";
+import { runCli, startDaemon, tempCache, withWorkspace } from "./_helpers.ts";
+import { DaemonClient } from "../src/daemon/client.ts";
 import {
   appRepository,
   MARKER_DIRECTORY,
@@ -339,4 +340,26 @@ Deno.test("dependencies (CLI, real process): a language server's location in an 
   assert.equal(answer.results[0].dependency.name, "tinylib");
   assert.equal(answer.results[0].signature !== undefined, true);
   assert.deepEqual([...Deno.readDirSync(MARKER_DIRECTORY)], [], "no package code ran");
+});
+
+Deno.test("dependencies (daemon, real process): a refresh builds the packages' targets (their parse Workers started through the relay) and a definition leads into one", async () => {
+  const root = appRepository();
+  const daemon = await startDaemon({ workspace: root });
+  const client = await DaemonClient.connect(daemon.socket);
+  try {
+    const refreshed: any = await client.request("refresh", {});
+    const summary = refreshed.data.reports[0].dependencies;
+    assert.equal(summary.packages, 7, JSON.stringify(summary));
+    assert.equal(summary.built, 7, JSON.stringify(summary));
+    assert.equal(summary.problems.failed, undefined, JSON.stringify(summary));
+    assert.equal(summary.error, undefined, JSON.stringify(summary));
+    const answer: any = await client.request("definition", RETRY_USE);
+    assert.deepEqual(
+      answer.results.map((hit: any) => [hit.path, hit.source_kind]),
+      [[`${SITE}/fakeretry/util/retry.py`, "dependency"]],
+    );
+  } finally {
+    client.close();
+    await daemon.stop();
+  }
 });

@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { loadLanguageTable } from "../indexer/languages.ts";
-import { ParsePool } from "../indexer/pool.ts";
+import { ParsePool, type ParseWorkerStarter } from "../indexer/pool.ts";
 import { reconcileRepository } from "../indexer/refresh.ts";
 import { openTargetReader, openTargetWriter, type TargetLocation } from "../store/target.ts";
 import type { DependencyStatus } from "../protocol/types.ts";
@@ -64,6 +64,14 @@ export interface DependencyOptions {
   env?: (name: string) => string | undefined;
   /** Parse Workers per package target (default 2). */
   workers?: number;
+  /** How those Workers start and their priority (`ParsePool`'s `start` and `nice`). */
+  parseWorkers?: PackageWorkers;
+}
+
+/** How a package's parse Workers start (the refresh Worker's parent starts them), and at what priority. */
+export interface PackageWorkers {
+  start?: ParseWorkerStarter;
+  nice?: number;
 }
 
 /** The state file of a repository's dependencies, beside its target. */
@@ -153,7 +161,12 @@ export async function refreshDependencies(
         problem("package_cap", `${pkg.name}@${pkg.version}`);
         continue;
       }
-      const record = await packageTarget(pkg, cacheDirectory, options.workers ?? 2);
+      const record = await packageTarget(
+        pkg,
+        cacheDirectory,
+        options.workers ?? 2,
+        options.parseWorkers ?? {},
+      );
       if (record.error) problem("failed", `${pkg.name}@${pkg.version}: ${record.error}`);
       records.push(record);
       built.push(record);
@@ -265,6 +278,7 @@ function packageTarget(
   pkg: DependencyPackage,
   cacheDirectory: string,
   workers: number,
+  parseWorkers: PackageWorkers,
 ): Promise<DependencyRecord> {
   const key = `${pkg.ecosystem}\0${pkg.name}\0${pkg.version}`;
   const safe = `${pkg.ecosystem}-${pkg.name}@${pkg.version}`.replace(/[^\w@.+-]+/g, "_");
@@ -276,7 +290,9 @@ function packageTarget(
   };
   const running = building.get(directory);
   if (running) return running;
-  const task = buildPackage(pkg, location, workers).finally(() => building.delete(directory));
+  const task = buildPackage(pkg, location, workers, parseWorkers).finally(() =>
+    building.delete(directory)
+  );
   building.set(directory, task);
   return task;
 }
@@ -285,6 +301,7 @@ async function buildPackage(
   pkg: DependencyPackage,
   location: TargetLocation,
   workers: number,
+  parseWorkers: PackageWorkers,
 ): Promise<DependencyRecord> {
   const filesKey = sha256Hex(
     JSON.stringify([pkg.root, pkg.files.map((file) => [file.path, file.size])]),
@@ -313,7 +330,13 @@ async function buildPackage(
     try {
       // A Worker costs its start-up: small packages get one.
       const size = Math.max(1, Math.min(workers, Math.ceil(pkg.files.length / 50)));
-      pool = new ParsePool({ root: pkg.readRoot, table: loadLanguageTable(), size });
+      pool = new ParsePool({
+        root: pkg.readRoot,
+        table: loadLanguageTable(),
+        size,
+        start: parseWorkers.start,
+        nice: parseWorkers.nice,
+      });
       const report = await reconcileRepository({
         root: pkg.root,
         writer,

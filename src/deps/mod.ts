@@ -9,6 +9,7 @@ export {
   dependencyStatus,
   type DependencySummary,
   loadDependencyState,
+  type PackageWorkers,
   refreshDependencies,
   refreshDependencySummary,
 } from "./index.ts";

@@ -7,7 +7,11 @@ import {
   type RefreshProgress,
   type RefreshReport,
 } from "../indexer/refresh.ts";
-import { type DependencySummary, refreshDependencySummary } from "../deps/mod.ts";
+import {
+  type DependencySummary,
+  type PackageWorkers,
+  refreshDependencySummary,
+} from "../deps/mod.ts";
 import {
   beginReplacement,
   isCorruption,
@@ -59,6 +63,8 @@ export async function reconcileTarget(
     onProgress?: (progress: RefreshProgress) => void;
     /** Called once when another writer holds the target and this refresh waits for it. */
     onWait?: () => void;
+    /** How the dependency packages' parse Workers start (the refresh Worker's: relayed). */
+    packageWorkers?: PackageWorkers;
   },
 ): Promise<
   {
@@ -122,6 +128,8 @@ export async function reconcileTarget(
     lock.release();
   }
   // Then the packages its source imports (work only when its dependency fingerprint moved).
-  const dependencies = await refreshDependencySummary(target);
+  const dependencies = await refreshDependencySummary(target, {
+    parseWorkers: options.packageWorkers,
+  });
   return { ...result, report: { ...result.report, dependencies } };
 }

@@ -96,6 +96,7 @@ self.onmessage = async (event: MessageEvent<RefreshJob | RelayReply | { type: "c
   try {
     const { report, rebuilt } = await reconcileTarget(target, {
       pool: () => poolFor(target),
+      packageWorkers: { start: relayed.start, nice: REFRESH_NICE },
       onProgress: (progress) => post({ id, type: "progress", progress }),
     });
     post({ id, type: "done", report, rebuilt });
