@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { loadLanguageTable } from "../indexer/languages.ts";
-import { ParsePool, type ParseWorkerStarter } from "../indexer/pool.ts";
+import { ParsePool, type WorkerLaunch } from "../indexer/pool.ts";
 import { reconcileRepository } from "../indexer/refresh.ts";
 import { openTargetReader, openTargetWriter, type TargetLocation } from "../store/target.ts";
 import type { DependencyStatus } from "../protocol/types.ts";
@@ -64,14 +64,8 @@ export interface DependencyOptions {
   env?: (name: string) => string | undefined;
   /** Parse Workers per package target (default 2). */
   workers?: number;
-  /** How those Workers start and their priority (`ParsePool`'s `start` and `nice`). */
-  parseWorkers?: PackageWorkers;
-}
-
-/** How a package's parse Workers start (the refresh Worker's parent starts them), and at what priority. */
-export interface PackageWorkers {
-  start?: ParseWorkerStarter;
-  nice?: number;
+  /** How those Workers start and their priority (the refresh Worker's: relayed, lowered). */
+  launch?: WorkerLaunch;
 }
 
 /** The state file of a repository's dependencies, beside its target. */
@@ -165,7 +159,7 @@ export async function refreshDependencies(
         pkg,
         cacheDirectory,
         options.workers ?? 2,
-        options.parseWorkers ?? {},
+        options.launch ?? {},
       );
       if (record.error) problem("failed", `${pkg.name}@${pkg.version}: ${record.error}`);
       records.push(record);
@@ -278,7 +272,7 @@ function packageTarget(
   pkg: DependencyPackage,
   cacheDirectory: string,
   workers: number,
-  parseWorkers: PackageWorkers,
+  launch: WorkerLaunch,
 ): Promise<DependencyRecord> {
   const key = `${pkg.ecosystem}\0${pkg.name}\0${pkg.version}`;
   const safe = `${pkg.ecosystem}-${pkg.name}@${pkg.version}`.replace(/[^\w@.+-]+/g, "_");
@@ -290,7 +284,7 @@ function packageTarget(
   };
   const running = building.get(directory);
   if (running) return running;
-  const task = buildPackage(pkg, location, workers, parseWorkers).finally(() =>
+  const task = buildPackage(pkg, location, workers, launch).finally(() =>
     building.delete(directory)
   );
   building.set(directory, task);
@@ -301,7 +295,7 @@ async function buildPackage(
   pkg: DependencyPackage,
   location: TargetLocation,
   workers: number,
-  parseWorkers: PackageWorkers,
+  launch: WorkerLaunch,
 ): Promise<DependencyRecord> {
   const filesKey = sha256Hex(
     JSON.stringify([pkg.root, pkg.files.map((file) => [file.path, file.size])]),
@@ -330,13 +324,7 @@ async function buildPackage(
     try {
       // A Worker costs its start-up: small packages get one.
       const size = Math.max(1, Math.min(workers, Math.ceil(pkg.files.length / 50)));
-      pool = new ParsePool({
-        root: pkg.readRoot,
-        table: loadLanguageTable(),
-        size,
-        start: parseWorkers.start,
-        nice: parseWorkers.nice,
-      });
+      pool = new ParsePool({ root: pkg.readRoot, table: loadLanguageTable(), size, ...launch });
       const report = await reconcileRepository({
         root: pkg.root,
         writer,

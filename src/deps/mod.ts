@@ -9,7 +9,6 @@ export {
   dependencyStatus,
   type DependencySummary,
   loadDependencyState,
-  type PackageWorkers,
   refreshDependencies,
   refreshDependencySummary,
 } from "./index.ts";

@@ -6,7 +6,6 @@
 import { Language, type Node, Parser, Query } from "web-tree-sitter";
 import { join } from "node:path";
 import { closeSync, fstatSync, openSync } from "node:fs";
-import { setPriority } from "node:os";
 import { CONFINED_OPEN_FLAGS, type OpenedFile, readOpened } from "./confined.ts";
 import { sha256Hex } from "../engine/hash.ts";
 import {
@@ -18,6 +17,7 @@ import {
 } from "./extract.ts";
 import { fileRows } from "./file_rows.ts";
 import { heapBound } from "./heap.ts";
+import { lowerThreadPriority } from "./thread_priority.ts";
 import type {
   FileIdentity,
   FileRows,
@@ -304,7 +304,7 @@ async function receive(event: MessageEvent<WorkerInit | WorkerRelease | ParseJob
   if ("type" in message) {
     if (message.type === "init") {
       init = message;
-      if (message.nice !== undefined) lowerPriority(message.nice);
+      if (message.nice !== undefined) lowerThreadPriority(message.nice);
       ready = Parser.init({ wasmBinary: message.core });
       // A job's time counts from here: never the Worker's own start (a job waiting on a failed
       // start fails at `await ready`).
@@ -335,12 +335,4 @@ async function receive(event: MessageEvent<WorkerInit | WorkerRelease | ParseJob
   );
   // After the reply: the writer has the rows while this Worker collects.
   boundHeap();
-}
-
-/** Lowers this Worker's thread to `nice` (Linux: a priority set for pid 0 is the calling thread's). */
-function lowerPriority(nice: number): void {
-  if (Deno.build.os !== "linux") return;
-  try {
-    setPriority(0, nice);
-  } catch { /* not permitted: the Worker parses at its parent's priority */ }
 }

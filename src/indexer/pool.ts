@@ -43,6 +43,12 @@ export interface ParseWorkerHandle {
 /** Starts a parse Worker: `new Worker` unless the pool is told otherwise. */
 export type ParseWorkerStarter = (module: URL, options: WorkerOptions) => ParseWorkerHandle;
 
+/** How a pool's Workers start, and the nice value each sets for its own thread (Linux). */
+export interface WorkerLaunch {
+  start?: ParseWorkerStarter;
+  nice?: number;
+}
+
 interface Slot {
   worker: ParseWorkerHandle;
   /** The Worker has started: jobs are sent only then, so a timeout never counts its start. */
@@ -113,14 +119,9 @@ export class ParsePool {
    * `JOBS_PER_WORKER` jobs per Worker wait, up to `size` (default: the cores, at most 4). A
    * refresh of a few files costs one Worker, not one per core.
    */
-  constructor(options: {
-    root: string;
-    table: LanguageTable;
-    size?: number;
-    module?: URL;
-    start?: ParseWorkerStarter;
-    nice?: number;
-  }) {
+  constructor(
+    options: { root: string; table: LanguageTable; size?: number; module?: URL } & WorkerLaunch,
+  ) {
     this.#module = options.module ?? new URL("./parse_worker.ts", import.meta.url);
     this.#start = options.start ?? ((module, workerOptions) => new Worker(module, workerOptions));
     this.#nice = options.nice ?? null;

@@ -1,17 +1,13 @@
 import { loadLanguageTable } from "../indexer/languages.ts";
 import type { EmbeddingConfig } from "../indexer/embeddings.ts";
-import type { ParsePool } from "../indexer/pool.ts";
+import type { ParsePool, WorkerLaunch } from "../indexer/pool.ts";
 import type { WorkspaceLimits } from "../indexer/settings.ts";
 import {
   reconcileRepository,
   type RefreshProgress,
   type RefreshReport,
 } from "../indexer/refresh.ts";
-import {
-  type DependencySummary,
-  type PackageWorkers,
-  refreshDependencySummary,
-} from "../deps/mod.ts";
+import { type DependencySummary, refreshDependencySummary } from "../deps/mod.ts";
 import {
   beginReplacement,
   isCorruption,
@@ -64,7 +60,7 @@ export async function reconcileTarget(
     /** Called once when another writer holds the target and this refresh waits for it. */
     onWait?: () => void;
     /** How the dependency packages' parse Workers start (the refresh Worker's: relayed). */
-    packageWorkers?: PackageWorkers;
+    packageLaunch?: WorkerLaunch;
   },
 ): Promise<
   {
@@ -128,8 +124,6 @@ export async function reconcileTarget(
     lock.release();
   }
   // Then the packages its source imports (work only when its dependency fingerprint moved).
-  const dependencies = await refreshDependencySummary(target, {
-    parseWorkers: options.packageWorkers,
-  });
+  const dependencies = await refreshDependencySummary(target, { launch: options.packageLaunch });
   return { ...result, report: { ...result.report, dependencies } };
 }

@@ -16,10 +16,11 @@
  * is the whole process's, so it is left alone.)
  */
 import { loadLanguageTable } from "../indexer/languages.ts";
-import { closeIdlePools, ParsePool } from "../indexer/pool.ts";
+import { closeIdlePools, ParsePool, type WorkerLaunch } from "../indexer/pool.ts";
 import { reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { releaseFreedMemory } from "../indexer/heap.ts";
-import { lowerThreadPriority, POOL_IDLE_MS, REFRESH_NICE } from "./refresh_priority.ts";
+import { POOL_IDLE_MS, REFRESH_NICE } from "./refresh_priority.ts";
+import { lowerThreadPriority } from "../indexer/thread_priority.ts";
 import { isRelayReply, RelayedWorkers, type RelayReply } from "./worker_relay.ts";
 
 /** A request to the refresh Worker. */
@@ -54,9 +55,11 @@ function closePools(): void {
   releaseFreedMemory();
 }
 
-lowerThreadPriority();
+lowerThreadPriority(REFRESH_NICE);
 
 const relayed = new RelayedWorkers((request) => (self as unknown as Worker).postMessage(request));
+/** Every parse Worker of this thread: started by its parent, at this thread's priority. */
+const launch: WorkerLaunch = { start: relayed.start, nice: REFRESH_NICE };
 
 function poolFor(target: RefreshTarget): ParsePool {
   let pool = pools.get(target.root);
@@ -64,12 +67,7 @@ function poolFor(target: RefreshTarget): ParsePool {
     // Another repository's idle pool goes first: one pool's Workers at a time, not one set per
     // repository refreshed in the last `POOL_IDLE_MS` (each holds its heap and wasm memory).
     closeIdlePools(pools, (root) => (runningAt.get(root) ?? 0) > 0);
-    pool = new ParsePool({
-      root: target.root,
-      table: loadLanguageTable(),
-      start: relayed.start,
-      nice: REFRESH_NICE,
-    });
+    pool = new ParsePool({ root: target.root, table: loadLanguageTable(), ...launch });
     pools.set(target.root, pool);
   }
   return pool;
@@ -96,7 +94,7 @@ self.onmessage = async (event: MessageEvent<RefreshJob | RelayReply | { type: "c
   try {
     const { report, rebuilt } = await reconcileTarget(target, {
       pool: () => poolFor(target),
-      packageWorkers: { start: relayed.start, nice: REFRESH_NICE },
+      packageLaunch: launch,
       onProgress: (progress) => post({ id, type: "progress", progress }),
     });
     post({ id, type: "done", report, rebuilt });
