@@ -8,6 +8,7 @@ const rows = (diagnostics: string[] = [], failed = false) => ({
   symbols: [],
   chunks: [],
   relations: { data: new Uint8Array(), targets: [], count: 0 },
+  imports: [],
   text: new Uint8Array(),
   regions: null,
   termsComplete: true,

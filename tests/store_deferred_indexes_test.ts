@@ -103,6 +103,7 @@ function record(path: string, symbols: SymbolRow[]): FileRecord {
       symbols,
       chunks: [],
       relations: packRelations([]),
+      imports: [],
       text: packText("x = 1\n"),
       regions: null,
       termsComplete: true,

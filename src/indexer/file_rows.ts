@@ -28,12 +28,22 @@ export function fileRows(options: {
       vector: quantizedBytes(hashVector(chunkTermCounts(chunk))),
     })),
     relations: packRelations(output.relations),
+    imports: importModules(output.relations),
     text: packText(text),
     regions: root && !root.hasError ? packUnits(statementUnits(root, text)) : null,
     termsComplete: chunksCoverText(bytes, output.chunks),
     diagnostics: output.diagnostics,
     failed: output.failed,
   };
+}
+
+/** The distinct modules of a file's import rows, in source order. */
+function importModules(relations: ParseOutput["relations"]): string[] {
+  const modules = new Set<string>();
+  for (const row of relations) {
+    if (row.kind === "imports" && row.module !== null) modules.add(row.module);
+  }
+  return [...modules];
 }
 
 /**

@@ -832,13 +832,10 @@ export class TargetReader {
     return listing;
   }
 
-  /** The modules a file's import rows name, by file id (only the import rows' strings decoded). */
+  /** The distinct modules a file's import rows name, in source order, by file id. */
   importModules(id: number): string[] {
-    const packed = this.#get("SELECT data FROM file_relations WHERE file_id = ?", id);
-    if (!packed) return [];
-    return unpackRelationsOfKind(packed.data as Uint8Array, "imports").flatMap((row) =>
-      row.module ? [row.module] : []
-    );
+    const row = this.#get("SELECT modules FROM file_imports WHERE file_id = ?", id);
+    return row ? JSON.parse(row.modules as string) as string[] : [];
   }
 
   /** Ids of the files with a chunk whose code terms hold `term` (one FTS token). */

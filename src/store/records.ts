@@ -70,6 +70,8 @@ export interface FileRows {
   chunks: StoredChunk[];
   /** `relation_pack.ts`: the packed rows, their distinct targets and their count. */
   relations: { data: Uint8Array; targets: string[]; count: number };
+  /** The distinct modules its import relations name, in source order (stored in file_imports). */
+  imports: string[];
   /** The committed text: deflate-raw of its UTF-8 bytes (`packing.ts` `packText`). */
   text: Uint8Array;
   /** Statement units of a clean tree (`packing.ts` `packUnits`), else null. */

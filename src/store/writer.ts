@@ -95,6 +95,7 @@ export class TargetWriter {
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertRelations: prepare("INSERT INTO file_relations(file_id, data) VALUES (?, ?)"),
+      insertImports: prepare("INSERT INTO file_imports(file_id, modules) VALUES (?, ?)"),
       insertPosting: prepare(
         "INSERT OR IGNORE INTO relation_targets(name, file_id) VALUES (?, ?)",
       ),
@@ -289,6 +290,7 @@ export class TargetWriter {
       s.insertRelations.run(fileId, rows.relations.data);
       for (const target of rows.relations.targets) s.insertPosting.run(target, fileId);
     }
+    if (rows.imports.length > 0) s.insertImports.run(fileId, JSON.stringify(rows.imports));
   }
 
   /** Removes a file's rows: its postings by hand, everything else by cascade. */
