@@ -14,6 +14,13 @@ export type {
 /** A grammar as a parse Worker receives it: wasm bytes, query text and extraction rules. */
 export interface WorkerGrammar {
   language: string;
+  /**
+   * The grammar compiled once per process (`pool.ts`): each Worker instantiates it, and V8
+   * shares the compiled code, and the optimised code any Worker's use has earned it, between
+   * the process's Workers.
+   */
+  module: WebAssembly.Module;
+  /** The bytes it was compiled from: web-tree-sitter's loader reads its dynamic-linking section. */
   wasm: Uint8Array;
   query: string;
   rules: LanguageRules;

@@ -33,7 +33,8 @@ import type {
  */
 export interface WorkerInit {
   type: "init";
-  core: Uint8Array;
+  /** web-tree-sitter's core, compiled once per process (`WorkerGrammar.module` says why). */
+  core: WebAssembly.Module;
   textChunking: Record<string, "headings" | "lines">;
   /** The nice value this Worker's thread takes before any job (Linux; the pool grants `setPriority`). */
   nice?: number;
@@ -59,6 +60,22 @@ const boundHeap = heapBound();
 /** Milliseconds one parse may take before the file is kept as text (the pool's timeout is 30 s). */
 const PARSE_BUDGET_MS = 10_000;
 
+/**
+ * Grammar modules by the bytes they were compiled from. web-tree-sitter's `Language.load` takes
+ * bytes only, and its loader hands them to `WebAssembly.instantiate`: for bytes the pool sent
+ * compiled, that answers with an instance of the pool's module (`WorkerGrammar.module`) instead
+ * of compiling them again.
+ */
+const COMPILED = new WeakMap<Uint8Array, WebAssembly.Module>();
+const instantiate = WebAssembly.instantiate;
+WebAssembly.instantiate =
+  ((source: BufferSource | WebAssembly.Module, imports?: WebAssembly.Imports) => {
+    const module = source instanceof Uint8Array ? COMPILED.get(source) : undefined;
+    return module
+      ? Promise.resolve({ module, instance: new WebAssembly.Instance(module, imports) })
+      : instantiate(source as BufferSource, imports);
+  }) as typeof WebAssembly.instantiate;
+
 let init: WorkerInit | null = null;
 let ready: Promise<void> | null = null;
 const grammars = new Map<string, WorkerGrammar>();
@@ -70,6 +87,7 @@ function grammarFor(language: string): Promise<LoadedGrammar> | null {
   let entry = loaded.get(language);
   if (!entry) {
     entry = (async () => {
+      COMPILED.set(spec.wasm, spec.module);
       const lang = await Language.load(spec.wasm);
       const parser = new Parser();
       parser.setLanguage(lang);
@@ -305,7 +323,20 @@ async function receive(event: MessageEvent<WorkerInit | WorkerRelease | ParseJob
     if (message.type === "init") {
       init = message;
       if (message.nice !== undefined) lowerThreadPriority(message.nice);
-      ready = Parser.init({ wasmBinary: message.core });
+      const core = message.core;
+      ready = Parser.init(
+        {
+          // Emscripten's hook: the core is instantiated from the process's module, not compiled.
+          instantiateWasm(
+            imports: WebAssembly.Imports,
+            done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+          ) {
+            const instance = new WebAssembly.Instance(core, imports);
+            done(instance, core);
+            return instance.exports;
+          },
+        } as Parameters<typeof Parser.init>[0],
+      );
       // A job's time counts from here: never the Worker's own start (a job waiting on a failed
       // start fails at `await ready`).
       const started = () => post({ type: "ready" } satisfies WorkerReady);
