@@ -1,7 +1,7 @@
 /** `sextant daemon`: runs the daemon in the foreground until SIGINT/SIGTERM. */
 import { parseArgs } from "node:util";
 import { WireError } from "../protocol/errors.ts";
-import { loadWorkspaceConfig } from "../workspace/workspace.ts";
+import { loadWorkspaceConfig } from "../workspace/config.ts";
 import { type LogFormat, TraceLog } from "./observe.ts";
 import { Daemon, DEFAULT_IDLE_MS } from "./server.ts";
 import { socketPath, SocketUnavailable } from "./socket.ts";

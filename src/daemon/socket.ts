@@ -1,6 +1,6 @@
 /** Where the daemon's socket lives, and binding it so that only its user can connect. */
 import { dirname, join, resolve } from "node:path";
-import { defaultCacheDirectory } from "../store/target.ts";
+import { defaultCacheDirectory } from "../store/cache_directory.ts";
 
 /**
  * The socket path: `--socket`, else `$SEXTANT_SOCKET`, else

@@ -20,7 +20,8 @@ import type { RefreshProgress } from "../indexer/refresh.ts";
 import { METHODS } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { WorkspaceConfig } from "../workspace/config.ts";
-import { loadWorkspaceConfig, Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+import { loadWorkspaceConfig } from "../workspace/config.ts";
 
 /** An answer and whether paths need their repository in front (more than one visible). */
 export interface Answer {

@@ -15,15 +15,6 @@ export interface TargetLocation {
   databasePath: string;
 }
 
-/** The cache directory: `$SEXTANT_CACHE_DIR`, else `$XDG_CACHE_HOME/sextant`, else `~/.cache/sextant`. */
-export function defaultCacheDirectory(): string {
-  const explicit = Deno.env.get("SEXTANT_CACHE_DIR");
-  if (explicit) return explicit;
-  const xdg = Deno.env.get("XDG_CACHE_HOME");
-  if (xdg) return join(xdg, "sextant");
-  return join(Deno.env.get("HOME") ?? ".", ".cache", "sextant");
-}
-
 /** The stable target location of a canonical repository root. */
 export function targetLocation(realRoot: string, cacheDirectory: string): TargetLocation {
   const directory = join(

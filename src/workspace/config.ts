@@ -5,13 +5,23 @@
  * uses. A mistake is one `InvalidParams` error naming the file, the line and
  * the key, the same from the CLI, the daemon and MCP.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import { isAbsolute, join, resolve } from "node:path";
+import type * as Yaml from "yaml";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import { WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
-import { defaultCacheDirectory } from "../store/target.ts";
+import { defaultCacheDirectory } from "../store/cache_directory.ts";
 import { embeddingConfig } from "../indexer/embeddings.ts";
 import { type LspConfig, parseLspConfig } from "./lsp_config.ts";
+import { gitTopLevel } from "../indexer/git.ts";
+
+/** Where a workspace's config is read from. */
+export interface WorkspaceConfigOptions {
+  /** The workspace directory (default: the current directory). */
+  directory?: string;
+  /** `sextant.yml` path (default: `<directory>/sextant.yml` when present). */
+  configPath?: string;
+  cacheDirectory?: string;
+}
 
 /** One repository of the workspace registry. */
 export interface RepositoryConfig {
@@ -97,9 +107,10 @@ function configError(source: string, line: number | null, message: string): Wire
  * The 1-based line of a key (or of a list item) in the file; the nearest
  * enclosing key that exists when the path goes deeper than the file does.
  */
-export function lineOfKey(text: string, at: KeyPath): number | null {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter });
+function lineOfKey(yaml: typeof Yaml, text: string, at: KeyPath): number | null {
+  const { isMap, isScalar, isSeq } = yaml;
+  const lineCounter = new yaml.LineCounter();
+  const document = yaml.parseDocument(text, { lineCounter });
   for (let depth = at.length; depth > 0; depth--) {
     const parent = depth === 1 ? document.contents : document.getIn(at.slice(0, depth - 1), true);
     const last = at[depth - 1];
@@ -117,14 +128,19 @@ export function lineOfKey(text: string, at: KeyPath): number | null {
   return null;
 }
 
-/** Parses `sextant.yml` text; throws `WireError` (`InvalidParams`) naming the line and key. */
-export function parseWorkspaceConfig(
+/**
+ * Parses `sextant.yml` text; throws `WireError` (`InvalidParams`) naming the line and key. The
+ * YAML library is loaded here, when a workspace has the file (~70 ms of a `query` process's
+ * start otherwise).
+ */
+export async function parseWorkspaceConfig(
   text: string,
   configDir: string,
   source: string,
-): WorkspaceConfig {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: true });
+): Promise<WorkspaceConfig> {
+  const yaml = await import("yaml");
+  const lineCounter = new yaml.LineCounter();
+  const document = yaml.parseDocument(text, { lineCounter, uniqueKeys: true });
   const broken = document.errors[0];
   if (broken) {
     const line = broken.linePos?.[0]?.line ?? null;
@@ -138,7 +154,7 @@ export function parseWorkspaceConfig(
     return readConfig(document.toJS() ?? {}, configDir, source, text);
   } catch (error) {
     if (error instanceof ConfigMistake) {
-      throw configError(source, lineOfKey(text, error.at), error.message);
+      throw configError(source, lineOfKey(yaml, text, error.at), error.message);
     }
     throw error;
   }
@@ -257,11 +273,13 @@ function readConfig(
  * repositories and paths) against the repositories of the workspace, after
  * discovery has added its own; throws `WireError` (`InvalidParams`) with the line.
  */
-export function checkRepositoryNames(config: WorkspaceConfig): void {
+export async function checkRepositoryNames(config: WorkspaceConfig): Promise<void> {
   const known = new Set(config.repositories.map((repo) => repo.name));
+  const yaml = config.text ? await import("yaml") : null;
   const fail = (at: KeyPath, message: string): never => {
     const source = config.source ?? "sextant.yml";
-    throw configError(source, config.text ? lineOfKey(config.text, at) : null, message);
+    const line = yaml && config.text ? lineOfKey(yaml, config.text, at) : null;
+    throw configError(source, line, message);
   };
   const list = [...known].sort().join(", ");
   for (const [i, group] of config.projectSiblings.entries()) {
@@ -423,4 +441,69 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function expandHome(path: string, base: string): string {
   if (path === "~" || path.startsWith("~/")) return join(Deno.env.get("HOME") ?? "", path.slice(1));
   return isAbsolute(path) ? path : resolve(base, path);
+}
+
+/**
+ * Reads the workspace config: `sextant.yml` (or `configPath`), else the
+ * implicit single-repository workspace; adds discovered repositories.
+ */
+export async function loadWorkspaceConfig(
+  options: WorkspaceConfigOptions = {},
+): Promise<WorkspaceConfig> {
+  const directory = resolve(options.directory ?? Deno.cwd());
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(directory);
+  } catch {
+    throw new WireError(
+      "RepositoryNotFound",
+      `Cannot open workspace: '${directory}' does not exist`,
+    );
+  }
+  if (!info.isDirectory) {
+    throw new WireError(
+      "RepositoryNotFound",
+      `Cannot open workspace: '${directory}' is not a directory`,
+    );
+  }
+  const configPath = options.configPath ?? join(directory, "sextant.yml");
+  let config: WorkspaceConfig;
+  let text: string | null = null;
+  try {
+    text = Deno.readTextFileSync(configPath);
+  } catch (error) {
+    if (options.configPath) {
+      throw new WireError(
+        "InvalidParams",
+        `Cannot read config '${configPath}': ${(error as Error).message}`,
+      );
+    }
+  }
+  if (text !== null) {
+    config = await parseWorkspaceConfig(text, resolve(configPath, ".."), resolve(configPath));
+  } else {
+    const top = (await gitTopLevel(directory)) ?? directory;
+    config = {
+      root: top,
+      discover: false,
+      cacheDirectory: defaultCacheDirectory(),
+      repositories: [{ name: basename(top) || "root", path: top }],
+      projectSiblings: [],
+      lsp: new Map(),
+      raw: {},
+      source: null,
+    };
+  }
+  if (options.cacheDirectory) config.cacheDirectory = resolve(options.cacheDirectory);
+  if (config.discover) {
+    // Loaded here only: discovery's walk (and its ignore rules) is not needed otherwise.
+    const { discoverRepositories, mergeDiscovered } = await import("./discover.ts");
+    config.repositories = mergeDiscovered(config.repositories, discoverRepositories(config.root));
+  }
+  if (config.repositories.length === 0) {
+    config.repositories.push({ name: basename(config.root) || "root", path: config.root });
+  }
+  // Names the file uses must name repositories, those discovery added included.
+  await checkRepositoryNames(config);
+  return config;
 }

@@ -1,11 +1,9 @@
-import { basename, join, resolve, sep } from "node:path";
+import { sep } from "node:path";
 import { WireError } from "../protocol/errors.ts";
-import { gitTopLevel } from "../indexer/git.ts";
 import { loadLanguageTable } from "../indexer/languages.ts";
 import { closeIdlePools, ParsePool } from "../indexer/pool.ts";
 import type { RefreshProgress, RefreshReport } from "../indexer/refresh.ts";
 import {
-  defaultCacheDirectory,
   hasBuildBeside,
   isCorruption,
   isMarkedDamaged,
@@ -16,11 +14,14 @@ import {
   type TargetProblem,
 } from "../store/target.ts";
 import type { TargetReader } from "../store/reader.ts";
-import { checkRepositoryNames, parseWorkspaceConfig, type WorkspaceConfig } from "./config.ts";
+import {
+  loadWorkspaceConfig,
+  type WorkspaceConfig,
+  type WorkspaceConfigOptions,
+} from "./config.ts";
 import { type RebuildReason, reconcileTarget, type RefreshTarget } from "./reconcile_target.ts";
 import { type EmbeddingConfig, embeddingConfig } from "../indexer/embeddings.ts";
 import type { RefreshMessage, RefreshWorkerMessage } from "./refresh_worker.ts";
-import { discoverRepositories, mergeDiscovered } from "./discover.ts";
 import { isRelayRequest, type RelayRequest, WorkerRelayHost } from "./worker_relay.ts";
 
 /**
@@ -37,12 +38,7 @@ export interface Repository {
   location: TargetLocation;
 }
 
-export interface WorkspaceOptions {
-  /** The workspace directory (default: the current directory). */
-  directory?: string;
-  /** `sextant.yml` path (default: `<directory>/sextant.yml` when present). */
-  configPath?: string;
-  cacheDirectory?: string;
+export interface WorkspaceOptions extends WorkspaceConfigOptions {
   /** Run refreshes in a Worker, keeping the writer off this thread (the daemon does). */
   refreshInWorker?: boolean;
   /**
@@ -565,69 +561,6 @@ export class Workspace {
     this.#shared.refreshWorker?.relay.close();
     if (this.#shared.refreshWorker) this.#shared.refreshWorker = null;
   }
-}
-
-/**
- * Reads the workspace config: `sextant.yml` (or `configPath`), else the
- * implicit single-repository workspace; adds discovered repositories.
- */
-export async function loadWorkspaceConfig(
-  options: WorkspaceOptions = {},
-): Promise<WorkspaceConfig> {
-  const directory = resolve(options.directory ?? Deno.cwd());
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(directory);
-  } catch {
-    throw new WireError(
-      "RepositoryNotFound",
-      `Cannot open workspace: '${directory}' does not exist`,
-    );
-  }
-  if (!info.isDirectory) {
-    throw new WireError(
-      "RepositoryNotFound",
-      `Cannot open workspace: '${directory}' is not a directory`,
-    );
-  }
-  const configPath = options.configPath ?? join(directory, "sextant.yml");
-  let config: WorkspaceConfig;
-  let text: string | null = null;
-  try {
-    text = Deno.readTextFileSync(configPath);
-  } catch (error) {
-    if (options.configPath) {
-      throw new WireError(
-        "InvalidParams",
-        `Cannot read config '${configPath}': ${(error as Error).message}`,
-      );
-    }
-  }
-  if (text !== null) {
-    config = parseWorkspaceConfig(text, resolve(configPath, ".."), resolve(configPath));
-  } else {
-    const top = (await gitTopLevel(directory)) ?? directory;
-    config = {
-      root: top,
-      discover: false,
-      cacheDirectory: defaultCacheDirectory(),
-      repositories: [{ name: basename(top) || "root", path: top }],
-      projectSiblings: [],
-      lsp: new Map(),
-      raw: {},
-      source: null,
-    };
-  }
-  if (options.cacheDirectory) config.cacheDirectory = resolve(options.cacheDirectory);
-  if (config.discover) {
-    config.repositories = mergeDiscovered(config.repositories, discoverRepositories(config.root));
-  }
-  if (config.repositories.length === 0) {
-    config.repositories.push({ name: basename(config.root) || "root", path: config.root });
-  }
-  // Names the file uses must name repositories, those discovery added included.
-  checkRepositoryNames(config);
-  return config;
 }
 
 /**
