@@ -65,6 +65,8 @@ export const FIGURES: FigureSpec[] = [
   { key: "refresh_under_load_ms", better: "lower" },
   { key: "daemon_one_file_refresh_pool_starting_ms", better: "lower" },
   { key: "daemon_one_file_refresh_pool_alive_ms", better: "lower" },
+  { key: "cli_query_daemon_ms", better: "lower" },
+  { key: "cli_query_embedded_ms", better: "lower" },
   { key: "during_refresh_search_p50_ms", better: "lower" },
   { key: "during_refresh_search_p99_ms", better: "lower" },
   { key: "during_refresh_errors", better: "lower" },
@@ -136,6 +138,8 @@ export function figuresOf(result: TargetResult): Figures {
     refresh_under_load_ms: load?.during_refresh.refresh?.ms ?? null,
     daemon_one_file_refresh_pool_starting_ms: load?.one_file_refresh?.pool_starting_ms ?? null,
     daemon_one_file_refresh_pool_alive_ms: load?.one_file_refresh?.pool_alive_ms ?? null,
+    cli_query_daemon_ms: load?.cli?.daemon_ms ?? null,
+    cli_query_embedded_ms: load?.cli?.embedded_ms ?? null,
     during_refresh_search_p50_ms: finite(
       search(load?.during_refresh.sent_while_refreshing)?.p50_ms,
     ),

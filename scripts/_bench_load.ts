@@ -51,6 +51,7 @@ import {
   type LatencyStats,
   loadAverage,
   MB,
+  percentile,
   processRss,
   ProcessRssSampler,
   round,
@@ -123,6 +124,12 @@ export interface DaemonResult {
    * Worker alive). Null when no file was changed.
    */
   one_file_refresh: { pool_starting_ms: number; pool_alive_ms: number } | null;
+  /**
+   * One `query` process (`deno run` with the `query` task's flags, `symbols` of a definition),
+   * start to exit, median of `CLI_RUNS`: answered by the daemon, and `--embedded` (this process
+   * opens the target); what an agent that calls the CLI waits each time.
+   */
+  cli: { daemon_ms: number; embedded_ms: number } | null;
   /** The daemon's answer-cache counters at the end. */
   cache: { hits: number; misses: number } | null;
   error_samples: string[];
@@ -172,6 +179,13 @@ export async function benchDaemon(
     log(`  daemon: serial ${SERIAL_ACTIONS.join("/")}…`);
     const serial = await serialRequests(daemon.control, options.serial);
     const rss_idle_mb = round(processRss(process.pid).rss / MB, 1);
+    log("  daemon: query processes, through the daemon and embedded…");
+    const cli = options.serial.length > 0
+      ? {
+        daemon_ms: await queryProcessMs(target, socket, options.serial[0].name, false),
+        embedded_ms: await queryProcessMs(target, socket, options.serial[0].name, true),
+      }
+      : null;
     const errorSamples: string[] = [];
     log(`  daemon: ${options.clients} clients × ${options.duration}s of ${options.mix.join("/")}…`);
     const serving = await loadPhase({
@@ -246,6 +260,7 @@ export async function benchDaemon(
       rss_after_mb: round(rss.rss / MB, 1),
       rss_settled_mb: round(settled.rss / MB, 1),
       one_file_refresh,
+      cli,
       cache: status?.data?.daemon?.cache ?? null,
       error_samples: errorSamples,
       load_average: [loadBefore, loadAverage()],
@@ -285,6 +300,53 @@ function spawnDaemon(target: Target, socket: string, options: LoadOptions) {
     stdout: "null",
     stderr: "inherit",
   }).spawn();
+}
+
+/** `query` processes timed per figure of `DaemonResult.cli`. */
+const CLI_RUNS = 5;
+
+/**
+ * Median milliseconds of `CLI_RUNS` `query symbols NAME` processes, each started with the
+ * `query` task's flags, through the daemon on `socket` or `--embedded`.
+ */
+async function queryProcessMs(
+  target: Target,
+  socket: string,
+  name: string,
+  embedded: boolean,
+): Promise<number> {
+  const times: number[] = [];
+  for (let run = 0; run < CLI_RUNS; run++) {
+    const started = performance.now();
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--unstable-worker-options",
+        "--allow-all",
+        ...v8FlagsArgument(SERVING_V8_FLAGS),
+        new URL("../src/main.ts", import.meta.url).pathname,
+        "query",
+        "--socket",
+        socket,
+        "--cache-dir",
+        target.cacheDirectory,
+        "--workspace",
+        target.workspaceDirectory,
+        ...(embedded ? ["--embedded"] : []),
+        "symbols",
+        name,
+      ],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    times.push(performance.now() - started);
+    // 1: nothing found, still an answer; 2: a failure, which the figure must not hide.
+    if (output.code === 2) {
+      throw new Error(`query symbols ${name} failed: ${new TextDecoder().decode(output.stderr)}`);
+    }
+  }
+  return round(percentile(times, 50), 1);
 }
 
 /** Waits up to two minutes for the daemon to answer, then introduces the bench to it. */

@@ -247,6 +247,10 @@ function daemonSummary(d: DaemonResult): string {
       ? `; one-file refresh ${fmt(d.one_file_refresh.pool_starting_ms, 0)} ms with its parse ` +
         `Worker starting, ${fmt(d.one_file_refresh.pool_alive_ms, 0)} ms with it alive`
       : "") +
+    (d.cli
+      ? `; a query process (symbols) ${fmt(d.cli.daemon_ms, 0)} ms through the daemon, ` +
+        `${fmt(d.cli.embedded_ms, 0)} ms embedded`
+      : "") +
     `; answer cache ${d.cache?.hits ?? "?"} hits / ${d.cache?.misses ?? "?"} misses`;
 }
 
