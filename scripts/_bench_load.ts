@@ -280,26 +280,37 @@ export async function benchDaemon(
 function spawnDaemon(target: Target, socket: string, options: LoadOptions) {
   const { queryWorkers } = options;
   return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--unstable-worker-options",
-      "--allow-all",
-      ...v8FlagsArgument(options.v8Flags),
-      new URL("../src/main.ts", import.meta.url).pathname,
+    args: sextantArgs(options.v8Flags, [
       "daemon",
       "--quiet",
       ...(queryWorkers === null ? [] : ["--query-workers", String(queryWorkers)]),
-      "--socket",
-      socket,
-      "--cache-dir",
-      target.cacheDirectory,
-      "--workspace",
-      target.workspaceDirectory,
-    ],
+    ], { socket, target }),
     stdin: "null",
     stdout: "null",
     stderr: "inherit",
   }).spawn();
+}
+
+/** `deno run` arguments of a Sextant command on the bench's socket, cache and workspace. */
+function sextantArgs(
+  v8Flags: string[],
+  command: string[],
+  at: { socket: string; target: Target },
+): string[] {
+  return [
+    "run",
+    "--unstable-worker-options",
+    "--allow-all",
+    ...v8FlagsArgument(v8Flags),
+    new URL("../src/main.ts", import.meta.url).pathname,
+    ...command,
+    "--socket",
+    at.socket,
+    "--cache-dir",
+    at.target.cacheDirectory,
+    "--workspace",
+    at.target.workspaceDirectory,
+  ];
 }
 
 /** `query` processes timed per figure of `DaemonResult.cli`. */
@@ -320,18 +331,7 @@ async function queryProcessMs(
     const started = performance.now();
     const output = await new Deno.Command(Deno.execPath(), {
       args: [
-        "run",
-        "--unstable-worker-options",
-        "--allow-all",
-        ...v8FlagsArgument(SERVING_V8_FLAGS),
-        new URL("../src/main.ts", import.meta.url).pathname,
-        "query",
-        "--socket",
-        socket,
-        "--cache-dir",
-        target.cacheDirectory,
-        "--workspace",
-        target.workspaceDirectory,
+        ...sextantArgs(SERVING_V8_FLAGS, ["query"], { socket, target }),
         ...(embedded ? ["--embedded"] : []),
         "symbols",
         name,

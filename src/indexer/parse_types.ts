@@ -11,7 +11,7 @@ export type {
   SymbolRow,
 } from "../store/records.ts";
 
-/** A grammar as a parse Worker receives it: wasm bytes, query text and extraction rules. */
+/** A grammar as a parse Worker receives it: compiled, with its bytes, query text and extraction rules. */
 export interface WorkerGrammar {
   language: string;
   /**
