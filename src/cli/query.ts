@@ -5,7 +5,7 @@
  * envelope for a person or as JSON.
  */
 import { parseArgs } from "node:util";
-import { attachDaemon, callerIdentity, embeddedGrant, type Identity } from "../daemon/caller.ts";
+import { attachDaemon, callerIdentity, type Identity } from "../daemon/caller.ts";
 import { RpcFailure } from "../daemon/client.ts";
 import { WireError } from "../protocol/errors.ts";
 import type { Envelope } from "../protocol/types.ts";
@@ -163,11 +163,13 @@ async function embedded(options: {
 }): Promise<Answer> {
   // The engine is loaded only here: a query the daemon answers never needs it (its modules took
   // ~0.2 s of every `query` process's start).
-  const [{ Workspace }, { openLspBackend }, { executeAction }] = await Promise.all([
-    import("../workspace/workspace.ts"),
-    import("../actions/lsp_route.ts"),
-    import("../daemon/execute.ts"),
-  ]);
+  const [{ Workspace }, { openLspBackend }, { executeAction }, { embeddedGrant }] = await Promise
+    .all([
+      import("../workspace/workspace.ts"),
+      import("../actions/lsp_route.ts"),
+      import("../daemon/execute.ts"),
+      import("../daemon/policy.ts"),
+    ]);
   const workspace = await Workspace.open(options.workspaceOptions);
   // A one-shot process waits for a starting server (up to its request timeout).
   const lsp = openLspBackend(workspace, { wait: "request_timeout" });

@@ -1,13 +1,12 @@
 /**
  * What a front door other than the socket (the CLI, the MCP server) needs to
- * answer as the daemon would: who is asking, the daemon that serves the same
- * workspace, or else the grant to run embedded under the same policy.
+ * answer as the daemon would: who is asking and the daemon that serves the same
+ * workspace (else the grant to run embedded is `embeddedGrant` of `policy.ts`, which only an
+ * embedded answer loads).
  */
 import type { RepositoryState } from "../protocol/types.ts";
 import type { WorkspaceConfig } from "../workspace/config.ts";
-import type { Workspace } from "../workspace/workspace.ts";
 import { DaemonClient } from "./client.ts";
-import { AccessPolicy, Grant } from "./policy.ts";
 import { socketPath } from "./socket.ts";
 
 /** Who is asking: `--agent`/`--token`, else `$SEXTANT_AGENT`/`$SEXTANT_TOKEN`. */
@@ -75,15 +74,4 @@ export async function attachDaemon(options: {
     client.close();
     throw error;
   }
-}
-
-/**
- * The grant of an embedded caller: the agent's, authenticated like the socket
- * does (throws `Unauthorized` with the socket's message); without an agent,
- * the local user who owns the files has full access.
- */
-export function embeddedGrant(workspace: Workspace, identity: Identity): Grant {
-  if (!identity.agent) return Grant.full();
-  return AccessPolicy.fromConfig(workspace.config.raw, workspace.config.source ?? "")
-    .authenticate(identity.agent, identity.token);
 }

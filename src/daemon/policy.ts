@@ -297,3 +297,17 @@ function mentionsHidden(line: string, envelope: Envelope, visible: ReadonlySet<s
   }
   return false;
 }
+
+/**
+ * The grant of an embedded caller: the agent's, authenticated like the socket
+ * does (throws `Unauthorized` with the socket's message); without an agent,
+ * the local user who owns the files has full access.
+ */
+export function embeddedGrant(
+  workspace: Workspace,
+  identity: { agent?: string; token?: string },
+): Grant {
+  if (!identity.agent) return Grant.full();
+  return AccessPolicy.fromConfig(workspace.config.raw, workspace.config.source ?? "")
+    .authenticate(identity.agent, identity.token);
+}

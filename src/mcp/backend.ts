@@ -6,12 +6,8 @@
  */
 import { ResultCache } from "../actions/result_cache.ts";
 import { type LspBackend, openLspBackend } from "../actions/lsp_route.ts";
-import {
-  attachDaemon,
-  type AttachedDaemon,
-  embeddedGrant,
-  type Identity,
-} from "../daemon/caller.ts";
+import { attachDaemon, type AttachedDaemon, type Identity } from "../daemon/caller.ts";
+import { embeddedGrant } from "../daemon/policy.ts";
 import { ConnectionClosed } from "../daemon/client.ts";
 import { executeAction } from "../daemon/execute.ts";
 import type { TraceLog } from "../daemon/observe.ts";
