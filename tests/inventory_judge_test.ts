@@ -88,7 +88,7 @@ Deno.test("takeInventory: paths expected from the last refresh change nothing bu
   Deno.symlinkSync(join(root, "outside"), join(root, "linked"));
   try {
     git(root, "init", "-q");
-    const settings = parseSettings(null);
+    const settings = await parseSettings(null);
     const plain = await takeInventory(root, settings);
     assert.equal(plain.source, "git");
     assert.deepEqual(plain.files.map((file) => file.path), [

@@ -126,8 +126,8 @@ Deno.test("outcome: a timeout or crash records the bytes it failed on; other fai
   assert.equal(same.effect.finalAction, "unchanged");
 });
 
-Deno.test("settings: max_file_size and parse_timeout_ms are capped at the workspace's limits", () => {
-  const capped = parseSettings("max_file_size: 500000000\nparse_timeout_ms: 60000\n", {
+Deno.test("settings: max_file_size and parse_timeout_ms are capped at the workspace's limits", async () => {
+  const capped = await parseSettings("max_file_size: 500000000\nparse_timeout_ms: 60000\n", {
     maxFileSize: 4 << 20,
   });
   assert.equal(capped.maxFileSize, 4 << 20);
@@ -137,12 +137,12 @@ Deno.test("settings: max_file_size and parse_timeout_ms are capped at the worksp
     "parse_timeout_ms 60000 in .code-index/settings.yml is above the parse timeout 30000: 30000 applies",
   ]);
   // Within the limits: as asked, nothing reported; no request: the built-in default.
-  const within = parseSettings("max_file_size: 2000000\nparse_timeout_ms: 500\n", {
+  const within = await parseSettings("max_file_size: 2000000\nparse_timeout_ms: 500\n", {
     maxFileSize: 4 << 20,
   });
   assert.deepEqual([within.maxFileSize, within.parseTimeoutMs, within.capped], [2000000, 500, []]);
-  assert.equal(parseSettings(null, { maxFileSize: 4 << 20 }).maxFileSize, 1 << 20);
-  assert.equal(parseSettings(null, { maxFileSize: 1000 }).maxFileSize, 1000);
+  assert.equal((await parseSettings(null, { maxFileSize: 4 << 20 })).maxFileSize, 1 << 20);
+  assert.equal((await parseSettings(null, { maxFileSize: 1000 })).maxFileSize, 1000);
   // The limit a file is held to is part of every fingerprint: another limit re-judges files.
   assert.notEqual(capped.hash, within.hash);
 });

@@ -51,7 +51,7 @@ export type LiveListing = { paths: string[]; maxFileSize: number; problem: null 
 export async function liveListing(repo: Repository): Promise<LiveListing> {
   let settings;
   try {
-    settings = loadSettings(repo.root);
+    settings = await loadSettings(repo.root);
   } catch (error) {
     return { paths: null, problem: (error as Error).message };
   }

@@ -89,7 +89,9 @@ export async function reconcileRepository(options: RefreshOptions): Promise<Refr
   const { root, writer } = options;
   const started = performance.now();
   const progress = options.onProgress ?? (() => {});
-  const settings = options.files ? parseSettings(null) : loadSettings(root, options.limits);
+  const settings = options.files
+    ? await parseSettings(null)
+    : await loadSettings(root, options.limits);
   writer.begin();
   try {
     progress({ phase: "inventory", done: 0, total: 0 });

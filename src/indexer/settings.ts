@@ -1,4 +1,3 @@
-import { parse as parseYaml } from "yaml";
 import { join } from "node:path";
 import { sha256Hex } from "../engine/hash.ts";
 import { readConfinedText } from "./confined.ts";
@@ -45,13 +44,17 @@ export const SETTINGS_PATH = ".code-index/settings.yml";
 const SETTINGS_MAX_BYTES = 1024 * 1024;
 export const DEFAULT_LIMITS: WorkspaceLimits = { maxFileSize: DEFAULT_MAX_FILE_SIZE };
 
-/** Parses settings text; throws `SyntaxError` with a message naming the bad key. */
-export function parseSettings(
+/**
+ * Parses settings text; throws `SyntaxError` with a message naming the bad key. The YAML library
+ * is loaded only for a file that has text (~110 ms of a `query` process otherwise).
+ */
+export async function parseSettings(
   text: string | null,
   limits: WorkspaceLimits = DEFAULT_LIMITS,
-): RepositorySettings {
+): Promise<RepositorySettings> {
   let raw: unknown = {};
   if (text !== null && text.trim() !== "") {
+    const { parse: parseYaml } = await import("yaml");
     try {
       raw = parseYaml(text);
     } catch (error) {
@@ -98,10 +101,10 @@ export function parseSettings(
  * `settings.yml` itself) is refused with a `SyntaxError`: it could read any
  * file the process can, and ignoring it would drop excludes the owner meant.
  */
-export function loadSettings(
+export async function loadSettings(
   root: string,
   limits: WorkspaceLimits = DEFAULT_LIMITS,
-): RepositorySettings {
+): Promise<RepositorySettings> {
   let text: string | null = null;
   try {
     for (const part of [".code-index", SETTINGS_PATH]) {
@@ -122,7 +125,7 @@ export function loadSettings(
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  return parseSettings(text, limits);
+  return await parseSettings(text, limits);
 }
 
 function stringList(record: Record<string, unknown>, key: string): string[] {
