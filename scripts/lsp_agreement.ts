@@ -119,7 +119,7 @@ const definitions = shuffle(rows.symbols.filter((s) => texts.has(s.path))).map((
 }).filter((at) => at !== null).slice(0, sampleSize);
 
 // Sextant: the routed backend (a one-shot caller's wait: the first request waits for the server).
-const backend = openLspBackend(workspace, { wait: "request_timeout" })!;
+const backend = (await openLspBackend(workspace, { wait: "request_timeout" }))!;
 const grant = Grant.full();
 async function sextant(action: string, params: Record<string, unknown>): Promise<Envelope> {
   const results: ResultHit[] = [];

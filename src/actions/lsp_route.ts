@@ -16,15 +16,15 @@ import { languageOfPath } from "../indexer/languages.ts";
 import type { LspServerConfig } from "../workspace/lsp_config.ts";
 import type { Repository, Workspace } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
-import {
-  type CommittedSnapshot,
-  type Fallback,
-  type IndexedDefinition,
-  type LspAnswer,
+import type {
+  CommittedSnapshot,
+  Fallback,
+  IndexedDefinition,
+  LspAnswer,
   LspManager,
   LspRouter,
-  type ServerStatus,
-  type SourcePosition,
+  ServerStatus,
+  SourcePosition,
 } from "../lsp/mod.ts";
 import { lineAt } from "../lsp/locations.ts";
 import { type DependencyRecord, loadDependencyState } from "../deps/mod.ts";
@@ -56,14 +56,17 @@ export interface LspBackend {
 
 /**
  * The language servers of a workspace (`lsp:` of `sextant.yml`), or null when none is
- * configured. Servers start lazily, on the first request that can use them.
+ * configured. Servers start lazily, on the first request that can use them; the client
+ * (vscode-languageserver-protocol, ~130 ms to load) is loaded only for a workspace that
+ * configures one.
  */
-export function openLspBackend(
+export async function openLspBackend(
   workspace: Workspace,
   options: { wait: "none" | "request_timeout" },
-): LspBackend | null {
+): Promise<LspBackend | null> {
   const config = workspace.config.lsp;
   if (!config || config.size === 0) return null;
+  const { LspManager, LspRouter } = await import("../lsp/mod.ts");
   const manager = new LspManager({
     config,
     repositories: workspace.repositories.map((repo) => ({ name: repo.name, root: repo.root })),

@@ -172,7 +172,7 @@ async function embedded(options: {
     ]);
   const workspace = await Workspace.open(options.workspaceOptions);
   // A one-shot process waits for a starting server (up to its request timeout).
-  const lsp = openLspBackend(workspace, { wait: "request_timeout" });
+  const lsp = await openLspBackend(workspace, { wait: "request_timeout" });
   try {
     // The local user owns the files: without --agent the CLI has full access.
     const grant = embeddedGrant(workspace, options.identity);

@@ -112,14 +112,18 @@ export class Daemon {
   /** Bumped by each reload, so query Workers reopen the registry. */
   #epoch = 0;
 
-  private constructor(options: DaemonOptions, workspace: Workspace, policy: AccessPolicy) {
+  private constructor(
+    options: DaemonOptions,
+    workspace: Workspace,
+    policy: AccessPolicy,
+    lsp: LspBackend | null,
+  ) {
     this.socket = options.socket;
     this.#options = options;
     this.#log = options.log ?? new TraceLog({ quiet: true });
     this.#workspaces = new WorkspaceSlot(workspace);
     this.#policy = policy;
-    // The first request for a server falls back at once and starts it; later ones are routed.
-    this.#lsp = openLspBackend(workspace, { wait: "none" });
+    this.#lsp = lsp;
     this.#observe(workspace);
     const workers = options.queryWorkers ?? 2;
     this.#queryWorkers = workers;
@@ -166,7 +170,9 @@ export class Daemon {
    */
   static async start(options: DaemonOptions): Promise<Daemon> {
     const { workspace, policy } = await openWorkspace(options.workspace);
-    const daemon = new Daemon(options, workspace, policy);
+    // The first request for a server falls back at once and starts it; later ones are routed.
+    const lsp = await openLspBackend(workspace, { wait: "none" });
+    const daemon = new Daemon(options, workspace, policy, lsp);
     try {
       // Nothing loads a module once connections may hold every descriptor.
       await Promise.all([daemon.#queries?.ready(), workspace.startRefreshWorker()]);
@@ -275,6 +281,8 @@ export class Daemon {
       next.close();
       throw error;
     }
+    // Opened before anything is swapped: from here on the reload does not yield.
+    const lsp = await openLspBackend(next, { wait: "none" });
     this.#capConnections(next);
     this.#policy = policy;
     this.#epoch++;
@@ -284,7 +292,7 @@ export class Daemon {
     this.#workspaces.replace(next);
     this.#warmQueries();
     const servers = this.#lsp;
-    this.#lsp = openLspBackend(next, { wait: "none" });
+    this.#lsp = lsp;
     // The old servers get their shutdown request; the reload does not wait for them.
     servers?.dispose().catch(() => {});
     const repositories = next.repositories.map((repo) => repo.name);

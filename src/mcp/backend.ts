@@ -103,10 +103,10 @@ class EmbeddedBackend implements Backend {
   /** The language servers of this process; a call waits for a starting one (its request timeout). */
   readonly #lsp: LspBackend | null;
 
-  private constructor(workspace: Workspace, grant: Grant) {
+  private constructor(workspace: Workspace, grant: Grant, lsp: LspBackend | null) {
     this.#workspace = workspace;
     this.#grant = grant;
-    this.#lsp = openLspBackend(workspace, { wait: "request_timeout" });
+    this.#lsp = lsp;
   }
 
   /** Opens the workspace and authenticates; throws `Unauthorized` like the socket. */
@@ -136,7 +136,8 @@ class EmbeddedBackend implements Backend {
           });}
       });
     }
-    return new EmbeddedBackend(workspace, grant);
+    const lsp = await openLspBackend(workspace, { wait: "request_timeout" });
+    return new EmbeddedBackend(workspace, grant, lsp);
   }
 
   get actions(): string[] {
