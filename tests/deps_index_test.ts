@@ -342,7 +342,7 @@ Deno.test("dependencies (CLI, real process): a language server's location in an 
   assert.deepEqual([...Deno.readDirSync(MARKER_DIRECTORY)], [], "no package code ran");
 });
 
-Deno.test("dependencies (daemon, real process): a refresh builds the packages' targets (their parse Workers started through the relay) and a definition leads into one", async () => {
+Deno.test("dependencies (daemon, real process): a refresh builds every package's target without failures, and a definition leads into one", async () => {
   const root = appRepository();
   const daemon = await startDaemon({ workspace: root });
   const client = await DaemonClient.connect(daemon.socket);

@@ -98,7 +98,7 @@ export function loadDependencyState(location: TargetLocation): DependencyState |
 /**
  * Package targets one repository's refresh builds at once (each with its own parse pool): six
  * one-file npm packages, first refresh through a real daemon, dependency step 1,880-1,917 ms
- * one at a time, 1,250-1,325 two at a time, 1,330-1,353 three or four at a time (2 cores).
+ * one at a time, 1,283-1,369 two at a time, 1,330-1,353 three or four at a time (2 cores).
  */
 const PACKAGE_BUILDS = 2;
 
