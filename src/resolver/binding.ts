@@ -76,6 +76,12 @@ export function through(
   return { kind: "symbol", symbol: found.symbol, evidence: weaker(evidence, found.evidence) };
 }
 
+/** One definition, counting every declaration of an overloaded one as the same. */
+export function sameDefinition(a: SymbolRecord, b: SymbolRecord): boolean {
+  return a.repo === b.repo &&
+    (a.id === b.id || (a.path === b.path && a.qualified === b.qualified && a.kind === b.kind));
+}
+
 /** True when same-named definitions are one (overload declarations written one after another). */
 export function isOneDefinition(symbols: SymbolRecord[]): boolean {
   if (symbols.length === 1) return true;

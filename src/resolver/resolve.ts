@@ -13,10 +13,12 @@ import {
   type Binding,
   isOneDefinition,
   MAX_HOPS,
+  sameDefinition,
   type Scope,
   type Site,
   weaker,
 } from "./binding.ts";
+import { familyRules } from "./families.ts";
 import { lexicalDefinition, localVariable } from "./lexical.ts";
 import { exportedDefinition, importBinding } from "./imports.ts";
 import { packageOwned } from "./ownership.ts";
@@ -47,6 +49,38 @@ export class Resolver implements Scope {
       this.#cache.set(key, resolution);
     }
     return resolution;
+  }
+
+  /**
+   * False when a relation cannot resolve to any of `targets`, nor to an ambiguity naming one,
+   * told from its file's imports without resolving it: a bare name an import of its file binds
+   * means that binding unless a parameter, a local or a definition of its own file shadows it,
+   * and none of those is a definition of another file; a name no import binds means a definition
+   * of that name or none. True whenever only resolving can tell (a member or qualified name, a
+   * use in a file that holds one of `targets`, a family whose bare names may be inherited
+   * members, a name no import binds that one of `targets` bears).
+   */
+  mayMean(relation: RelationRecord, targets: readonly SymbolRecord[]): boolean {
+    if (relation.kind === "imports" || relation.receiver !== null) return true;
+    if (/\.|::/.test(relation.target)) return true;
+    if (familyRules(relation.language).implicitReceiver) return true;
+    if (targets.some((t) => t.repo === relation.repo && t.path === relation.path)) return true;
+    // Imports bind the same for every site of a file: the enclosing definition is not needed.
+    const site: Site = {
+      repo: relation.repo,
+      path: relation.path,
+      language: relation.language,
+      from: null,
+      line: relation.startLine,
+    };
+    const binding = importBinding(this, site, relation.target);
+    // Bound by no import, a name is found by the name it is written with (package ownership, a
+    // unique definition): an alias (`from m import C as cls`) reaches its class only by import.
+    if (binding === null) return targets.some((t) => t.name === relation.target);
+    const meant = (symbol: SymbolRecord) => targets.some((t) => sameDefinition(symbol, t));
+    if (binding.kind === "symbol") return meant(binding.symbol);
+    if (binding.kind === "ambiguous") return binding.candidates.some((c) => meant(c.symbol));
+    return false;
   }
 
   /** The site of a relation. */

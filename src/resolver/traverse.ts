@@ -5,7 +5,7 @@
  * the edges that resolve to the node. Ambiguous edges stop their branch and
  * come back as candidates; every node is visited once, so cycles end.
  */
-import { fileLocal } from "./binding.ts";
+import { fileLocal, sameDefinition } from "./binding.ts";
 import type { Resolver } from "./resolve.ts";
 import {
   confidenceOf,
@@ -86,12 +86,6 @@ export function fileNode(
   };
 }
 
-/** One definition, counting every declaration of an overloaded one as the same. */
-export function sameDefinition(a: SymbolRecord, b: SymbolRecord): boolean {
-  return a.repo === b.repo &&
-    (a.id === b.id || (a.path === b.path && a.qualified === b.qualified && a.kind === b.kind));
-}
-
 export function nodeKey(node: GraphNode): string {
   return `${node.repo}\0${node.id}`;
 }
@@ -147,9 +141,14 @@ export function inbound(
       }
       for (const receiver of receivers) names.add(`${receiver}.${node.name}`);
     }
+    // What a use must resolve to for an edge: the node, a class whose construction runs it, a
+    // member it overrides.
+    const targets = [node, ...constructed, ...overridden];
     for (const relation of store.relationsTargeting(repo, [...names])) {
       if (kinds && !kinds.has(relation.kind)) continue;
       if (onlyIn !== null && relation.path !== onlyIn) continue;
+      // Most uses of a common name are bound by their file's imports to another definition.
+      if (!resolver.mayMean(relation, targets)) continue;
       const resolution = resolver.resolve(relation);
       const from = relation.fromSymbol
         ? store.symbolById(relation.repo, relation.fromSymbol) ?? fileNode(relation)
