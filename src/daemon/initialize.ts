@@ -7,15 +7,13 @@ import { repositoryStates } from "../actions/envelope.ts";
 import { GREP_LIMITS } from "../actions/grep.ts";
 import { WireError } from "../protocol/errors.ts";
 import { LIMITS, METHODS } from "../protocol/methods.ts";
+import { PROTOCOL_VERSION, SERVER_NAME, SERVER_VERSION } from "../protocol/version.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { FRAME_LIMITS } from "./framing.ts";
 import type { Grant } from "./policy.ts";
 import { QUERY_TIMEOUT_MS } from "./query_pool.ts";
 
-export const SERVER_NAME = "sextant";
-export const SERVER_VERSION = "0.1.0";
-/** Bumped when a method or a message shape changes incompatibly (docs/protocol.md). */
-export const PROTOCOL_VERSION = "1";
+export { PROTOCOL_VERSION, SERVER_NAME, SERVER_VERSION } from "../protocol/version.ts";
 
 /** Every action name a client may call, whether built in this version or not. */
 const ALL_ACTIONS = Object.keys(METHODS);

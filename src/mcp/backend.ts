@@ -4,20 +4,16 @@
  * open for the server's life. Both apply the same policy through the same
  * `executeAction`; a hidden repository answers like a missing one in both.
  */
-import { ResultCache } from "../actions/result_cache.ts";
-import { type LspBackend, openLspBackend } from "../actions/lsp_route.ts";
 import { attachDaemon, type AttachedDaemon, type Identity } from "../daemon/caller.ts";
-import { embeddedGrant } from "../daemon/policy.ts";
 import { ConnectionClosed } from "../daemon/client.ts";
-import { executeAction } from "../daemon/execute.ts";
 import type { TraceLog } from "../daemon/observe.ts";
-import type { Grant } from "../daemon/policy.ts";
 import type { RefreshProgress } from "../indexer/refresh.ts";
 import { METHODS } from "../protocol/methods.ts";
 import type { Envelope } from "../protocol/types.ts";
 import type { WorkspaceConfig } from "../workspace/config.ts";
-import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+import type { WorkspaceOptions } from "../workspace/workspace.ts";
 import { loadWorkspaceConfig } from "../workspace/config.ts";
+import type { EmbeddedBackend } from "./embedded.ts";
 
 /** An answer and whether paths need their repository in front (more than one visible). */
 export interface Answer {
@@ -94,85 +90,6 @@ class DaemonBackend implements Backend {
   }
 }
 
-/** Runs actions in this process on one workspace, with the answer cache. */
-class EmbeddedBackend implements Backend {
-  readonly mode = "embedded";
-  readonly #workspace: Workspace;
-  readonly #grant: Grant;
-  readonly #cache = new ResultCache();
-  /** The language servers of this process; a call waits for a starting one (its request timeout). */
-  readonly #lsp: LspBackend | null;
-
-  private constructor(workspace: Workspace, grant: Grant, lsp: LspBackend | null) {
-    this.#workspace = workspace;
-    this.#grant = grant;
-    this.#lsp = lsp;
-  }
-
-  /** Opens the workspace and authenticates; throws `Unauthorized` like the socket. */
-  static async open(options: BackendOptions): Promise<EmbeddedBackend> {
-    // Refreshes run in a Worker, so the stdio loop keeps answering (and hearing cancellations).
-    const workspace = await Workspace.open({ ...options.workspace, refreshInWorker: true });
-    let grant: Grant;
-    try {
-      grant = embeddedGrant(workspace, options.identity);
-    } catch (error) {
-      workspace.close();
-      throw error;
-    }
-    const log = options.log;
-    if (log) {
-      workspace.observeRefreshes(({ repo, report, error, ms }) => {
-        if (report) {
-          log.event("refresh", {
-            repo,
-            generation: report.generation,
-            changed: report.changed,
-            ms: Math.round(ms),
-          });
-        } else {log.event("refresh.failed", {
-            repo,
-            error: (error as Error)?.message ?? `${error}`,
-          });}
-      });
-    }
-    const lsp = await openLspBackend(workspace, { wait: "request_timeout" });
-    return new EmbeddedBackend(workspace, grant, lsp);
-  }
-
-  get actions(): string[] {
-    return this.#grant.allowedActions(Object.keys(METHODS));
-  }
-
-  get repositoryCount(): number {
-    return this.#grant.visibleRepositories(this.#workspace).size;
-  }
-
-  async call(
-    action: string,
-    params: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<Answer> {
-    const { envelope } = await executeAction({
-      workspace: this.#workspace,
-      grant: this.#grant,
-      action,
-      params,
-      signal: options.signal,
-      onProgress: options.onProgress,
-      cache: this.#cache,
-      lsp: this.#lsp,
-    });
-    return { envelope, multiRepo: this.repositoryCount > 1 };
-  }
-
-  close(): void {
-    // Servers get their shutdown request; the workspace closes without waiting for them.
-    this.#lsp?.dispose().catch(() => {});
-    this.#workspace.close();
-  }
-}
-
 export interface BackendOptions {
   workspace: WorkspaceOptions;
   /** The daemon's socket (default: the CLI's rule, `socketPath`). */
@@ -203,7 +120,7 @@ export class Backends {
     this.#options = options;
     this.#config = config;
     this.#daemon = backend instanceof DaemonBackend ? backend : null;
-    this.#embedded = backend instanceof EmbeddedBackend ? backend : null;
+    this.#embedded = backend instanceof DaemonBackend ? null : backend;
   }
 
   /**
@@ -212,8 +129,7 @@ export class Backends {
    */
   static async start(options: BackendOptions): Promise<Backends> {
     const config = await loadWorkspaceConfig(options.workspace);
-    const backend = await attach(options, config) ??
-      await EmbeddedBackend.open(options);
+    const backend = await attach(options, config) ?? await openEmbedded(options);
     return new Backends(options, config, backend);
   }
 
@@ -248,7 +164,7 @@ export class Backends {
   async #choose(): Promise<Backend> {
     this.#daemon = await attach(this.#options, this.#config);
     if (this.#daemon) return this.#daemon;
-    this.#embedded ??= await EmbeddedBackend.open(this.#options);
+    this.#embedded ??= await openEmbedded(this.#options);
     return this.#embedded;
   }
 
@@ -256,6 +172,15 @@ export class Backends {
     this.#daemon?.close();
     this.#embedded?.close();
   }
+}
+
+/**
+ * The workspace opened in this process, the engine loaded only now: a server attached to a
+ * daemon never loads it.
+ */
+async function openEmbedded(options: BackendOptions): Promise<EmbeddedBackend> {
+  const { EmbeddedBackend } = await import("./embedded.ts");
+  return await EmbeddedBackend.open(options);
 }
 
 /** The daemon serving the workspace, initialized with the identity; null when none does. */

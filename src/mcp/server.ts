@@ -8,7 +8,7 @@ import { traceId } from "../actions/envelope.ts";
 import { RpcFailure } from "../daemon/client.ts";
 import { codeName } from "../daemon/jsonrpc.ts";
 import type { TraceLog } from "../daemon/observe.ts";
-import { SERVER_NAME, SERVER_VERSION } from "../daemon/server.ts";
+import { SERVER_NAME, SERVER_VERSION } from "../protocol/version.ts";
 import { WireError } from "../protocol/errors.ts";
 import { METHODS } from "../protocol/methods.ts";
 import type { Backends, CallOptions } from "./backend.ts";
