@@ -2,8 +2,9 @@
  * A walk passes over uses its files' imports settle (`Resolver.mayMean`): a bare name an import
  * binds to another definition is never resolved for a node. Passing over must never lose an
  * edge or an ambiguity: for every relation of a fixture full of shadowing, aliases, wildcard
- * imports and guesses by name, and every definition, a relation said not to mean a definition
- * resolves to neither it nor an ambiguity naming it — and `impact` still finds every use.
+ * imports, guesses by name and a Java static import, and every definition, a relation said not
+ * to mean a definition resolves to neither it nor an ambiguity naming it — and `references`
+ * (the same walk, one hop) still finds every use.
  */
 import nodeAssert from "node:assert/strict";
 import { runAction } from "../src/actions/dispatch.ts";
@@ -111,7 +112,7 @@ Deno.test("a use passed over by its file's imports never resolves to the definit
   });
 });
 
-Deno.test("impact finds every use through imports, aliases, wildcards and guesses, and none shadowed", async () => {
+Deno.test("references find every use through imports, aliases, wildcards and guesses, and none shadowed", async () => {
   await withFixture(async (workspace) => {
     const uses = async (symbol: string, path: string) => {
       const answer = await runAction(workspace, "references", { symbol, path });
