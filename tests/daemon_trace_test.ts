@@ -83,3 +83,47 @@ Deno.test("daemon (real socket): an answer's trace_id is the one its request tra
     await daemon.stop();
   }
 });
+
+Deno.test("daemon (real socket): a request answered while others hit the answer cache is not traced as cached, and the cache counters count each request once", async () => {
+  const root = fixtureRepository(FILES);
+  const daemon = await startDaemon({ workspace: root, args: ["--log-format", "json"] });
+  const control = await DaemonClient.connect(daemon.socket);
+  const asker = await DaemonClient.connect(daemon.socket);
+  try {
+    await control.request("refresh", {});
+    const ask = () => asker.request("symbols", { query: "parseConfig" }) as Promise<any>;
+    await ask();
+    // A refresh with a file to parse (uncacheable) runs while the other client's repeated
+    // question is answered from the cache, over and over.
+    Deno.writeTextFileSync(`${root}/src/retry.py`, RETRY + "\n\ndef later():\n    return 2\n");
+    let refreshed = false;
+    const refresh = (control.request("refresh", {}) as Promise<any>).finally(() =>
+      refreshed = true
+    );
+    const meanwhile: any[] = [];
+    while (!refreshed) meanwhile.push(await ask());
+    const refreshAnswer = await refresh;
+    const status = await control.request("status") as any;
+
+    // Traces are written right after their answers: wait for the last one asked.
+    const traces = () => requestTraces(daemon.stderr());
+    for (let i = 0; i < 50 && !traces().some((t) => t.trace_id === status.trace_id); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const byId = new Map(traces().map((t) => [t.trace_id, t]));
+    const hitsWhileRefreshing = meanwhile.filter((a) => byId.get(a.trace_id)?.cached === true);
+    assert.ok(hitsWhileRefreshing.length > 0, "the cache answered while the refresh ran");
+    const refreshTrace = byId.get(refreshAnswer.trace_id);
+    assert.ok(refreshTrace, "the refresh is traced");
+    assert.equal(refreshTrace.cached, undefined);
+    assert.notEqual(refreshTrace.runner, "cache");
+    // Every symbols request is a hit or a miss, once; refresh and status are neither.
+    const cache = status.data.daemon.cache;
+    assert.equal(cache.hits + cache.misses, meanwhile.length + 1);
+    assert.equal(cache.hits, [...byId.values()].filter((t) => t.cached === true).length);
+  } finally {
+    asker.close();
+    control.close();
+    await daemon.stop();
+  }
+});

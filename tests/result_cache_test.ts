@@ -11,11 +11,11 @@ Deno.test("result cache: a repeated query is answered without work; a new genera
     await workspace.refresh(workspace.repositories[0]);
     const cache = new ResultCache({ maxEntries: 2 });
     let computed = 0;
-    const ask = (query: string, context = {}) =>
-      cache.run({ workspace, action: "search", params: { query }, context }, () => {
+    const ask = async (query: string, context = {}) =>
+      (await cache.run({ workspace, action: "search", params: { query }, context }, () => {
         computed++;
         return runAction(workspace, "search", { query }, context);
-      });
+      })).envelope;
     const first = await ask("backoffDelay");
     const second = await ask("backoffDelay");
     assert.equal(computed, 1);
@@ -24,7 +24,7 @@ Deno.test("result cache: a repeated query is answered without work; a new genera
     assert.notEqual(second.trace_id, first.trace_id);
 
     // Another scope is another key: an agent that may not see src/ gets its own answer.
-    const hidden = await cache.run({
+    const { envelope: hidden } = await cache.run({
       workspace,
       action: "search",
       params: { query: "backoffDelay" },
@@ -75,5 +75,40 @@ Deno.test("result cache: uncacheable requests always run", async () => {
         context: {},
       }),
     );
+  });
+});
+
+Deno.test("result cache: each request's outcome is its own, whatever others are answered meanwhile", async () => {
+  const root = fixtureRepository({ "a.ts": "export function alphaBeta() {\n  return 1;\n}\n" });
+  await withWorkspace(root, async (workspace) => {
+    await workspace.refresh(workspace.repositories[0]);
+    const cache = new ResultCache();
+    const request = (action: string, params: Record<string, unknown>) => ({
+      workspace,
+      action,
+      params,
+      context: {},
+    });
+    const answer = (action: string, params: Record<string, unknown>) => () =>
+      runAction(workspace, action, params);
+    const symbols = { query: "alphaBeta" };
+    const first = await cache.run(request("symbols", symbols), answer("symbols", symbols));
+    assert.equal(first.outcome, "miss");
+    // A miss and an uncacheable request that are still computing while another request hits.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => release = resolve);
+    const gated = (action: string, params: Record<string, unknown>) => async () => {
+      await gate;
+      return await answer(action, params)();
+    };
+    const slowMiss = cache.run(request("search", symbols), gated("search", symbols));
+    const slowUncached = cache.run(request("status", {}), gated("status", {}));
+    const hit = await cache.run(request("symbols", symbols), answer("symbols", symbols));
+    assert.equal(hit.outcome, "hit");
+    release();
+    assert.equal((await slowMiss).outcome, "miss");
+    assert.equal((await slowUncached).outcome, "uncached");
+    assert.equal((await slowMiss).envelope.action, "search");
+    assert.deepEqual([cache.hits, cache.misses], [1, 2]);
   });
 });

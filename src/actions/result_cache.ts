@@ -41,6 +41,9 @@ export const CACHEABLE_ACTIONS: ReadonlySet<string> = new Set([
   "context",
 ]);
 
+/** How the cache answered one request: from an entry, by computing, or not keyed at all. */
+export type CacheOutcome = "hit" | "miss" | "uncached";
+
 export interface ResultCacheOptions {
   /** Answers kept at most (default 256). */
   maxEntries?: number;
@@ -73,7 +76,8 @@ export class ResultCache {
   /**
    * Answers from the cache, or runs `compute` and keeps its answer. Requests
    * that cannot be keyed safely (an uncacheable action, a path policy without
-   * a `scope` name) always run.
+   * a `scope` name) always run. The outcome is this request's own: `hits` and
+   * `misses` count every request, concurrent ones too, while `compute` runs.
    */
   async run(
     request: {
@@ -85,21 +89,22 @@ export class ResultCache {
       scope?: string;
     },
     compute: () => Promise<Envelope> | Envelope,
-  ): Promise<Envelope> {
+  ): Promise<{ envelope: Envelope; outcome: CacheOutcome }> {
     const key = cacheKey(request);
-    if (key === null) return await compute();
+    if (key === null) return { envelope: await compute(), outcome: "uncached" };
     const entry = this.#entries.get(key);
     if (entry) {
       this.hits++;
       this.#entries.delete(key);
       this.#entries.set(key, entry);
-      return { ...JSON.parse(entry.json) as Envelope, trace_id: traceId() };
+      const envelope = { ...JSON.parse(entry.json) as Envelope, trace_id: traceId() };
+      return { envelope, outcome: "hit" };
     }
     this.misses++;
     const envelope = await compute();
     // An answer given from a fallback is not worth keeping: the next one may be better.
     if (!envelope.provenance.fallback_used) this.#store(key, envelope);
-    return envelope;
+    return { envelope, outcome: "miss" };
   }
 
   clear(): void {

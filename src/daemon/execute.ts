@@ -160,16 +160,16 @@ async function executePrepared(
   let cached = false;
   let envelope: Envelope;
   if (options.cache) {
-    const hitsBefore = options.cache.hits;
-    const missesBefore = options.cache.misses;
-    envelope = await options.cache.run(
+    // This request's own outcome: the cache's totals also move for requests answered meanwhile.
+    const answer = await options.cache.run(
       { workspace, action, params, context: prepared.context, scope: grant.agent },
       compute,
     );
-    cached = options.cache.hits > hitsBefore;
+    envelope = answer.envelope;
+    cached = answer.outcome === "hit";
     if (options.counters) {
-      if (cached) options.counters.cacheHits++;
-      else if (options.cache.misses > missesBefore) options.counters.cacheMisses++;
+      if (answer.outcome === "hit") options.counters.cacheHits++;
+      else if (answer.outcome === "miss") options.counters.cacheMisses++;
     }
   } else {
     envelope = await compute();
