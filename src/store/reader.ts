@@ -301,6 +301,11 @@ export class TargetReader {
   /** Whether the temp `fts5vocab` instance table exists on this connection. */
   #instances = false;
   readonly #metaValues = new Map<string, string | null>();
+  /**
+   * The last chunk table made, its target's build (`created_at`) and the highest chunk id it
+   * read: the next generation's table keeps its rows of files still indexed (`carriedTable`).
+   */
+  #lastChunks: { build: string; maxId: number; table: ChunkTable } | null = null;
   #dataVersion = -1;
   /** Whether a snapshot taken by `hold` is open on this connection. */
   #held = false;
@@ -598,43 +603,20 @@ export class TargetReader {
       for (const [id] of this.#arrays("SELECT id FROM source_files ORDER BY path")) {
         rank.set(Number(id), rank.size);
       }
+      const build = this.meta("created_at") ?? "";
+      const earlier = this.#lastChunks?.build === build ? this.#lastChunks : null;
+      // After a refresh of the same build, only the rows written since are read (`carried`).
       const rows = this.#arrays(
         `SELECT id, file_id, start_line, end_line, start_byte, kind, symbol_path, content_hash
-           FROM source_chunks ORDER BY id`,
+           FROM source_chunks WHERE id > ? ORDER BY id`,
+        earlier?.maxId ?? -1,
       );
-      const order = contentOrder(rows, rank);
-      const table: ChunkTable = {
-        rows: new Map(),
-        ids: new Int32Array(rows.length),
-        fileIds: new Int32Array(rows.length),
-        startLines: new Int32Array(rows.length),
-        endLines: new Int32Array(rows.length),
-        startBytes: new Int32Array(rows.length),
-        hashes: new Float64Array(rows.length),
-        kinds: new Array(rows.length),
-        symbolPaths: new Array(rows.length),
-        byFile: new Map(),
-      };
-      const kinds = new Map<string, string>();
-      for (let at = 0; at < order.length; at++) {
-        const row = rows[order[at]];
-        const id = Number(row[0]);
-        const fileId = Number(row[1]);
-        const kind = row[5] as string;
-        if (!kinds.has(kind)) kinds.set(kind, kind);
-        table.rows.set(id, at);
-        table.ids[at] = id;
-        table.fileIds[at] = fileId;
-        table.startLines[at] = Number(row[2]);
-        table.endLines[at] = Number(row[3]);
-        table.startBytes[at] = Number(row[4]);
-        table.hashes[at] = Number(row[7]);
-        table.kinds[at] = kinds.get(kind)!;
-        table.symbolPaths[at] = row[6] as string | null;
-        const own = table.byFile.get(fileId);
-        if (own) own.push(at);
-        else table.byFile.set(fileId, [at]);
-      }
+      const table = earlier
+        ? carriedTable(earlier.table, rows, rank)
+        : chunkTable(rows, contentOrder(rows, rank));
+      let maxId = earlier?.maxId ?? -1;
+      for (const row of rows) maxId = Math.max(maxId, Number(row[0]));
+      this.#lastChunks = { build, maxId, table };
       return table;
     });
   }
@@ -1459,6 +1441,122 @@ export function contentOrder(rows: unknown[][], rank: Map<number, number>): Int3
   return Int32Array.from(kept).sort((a, b) =>
     fileRank(a) - fileRank(b) || byte(a) - byte(b) || a - b
   );
+}
+
+/** The chunk table of rows read as arrays (`#chunkTable`'s columns), in the given order. */
+function chunkTable(rows: unknown[][], order: Int32Array): ChunkTable {
+  const table = emptyChunkTable(order.length);
+  const kinds = new Map<string, string>();
+  for (let at = 0; at < order.length; at++) {
+    const row = rows[order[at]];
+    const kind = row[5] as string;
+    if (!kinds.has(kind)) kinds.set(kind, kind);
+    setRow(table, at, row, kinds.get(kind)!);
+  }
+  return table;
+}
+
+/**
+ * The chunk table of a later generation of the same build from an earlier one's and the rows
+ * written since (`rows`: ids above every id the earlier table holds, in id order). Ids are
+ * never reused (AUTOINCREMENT, files and chunks alike) and a chunk row is only ever deleted
+ * with its file's row: a file still indexed under its id holds the very rows it held, and
+ * every other row is new. The earlier table's rows of those files are still in content order
+ * (paths do not move), the new rows are put in it as `contentOrder` puts them, and the two
+ * runs are merged by the same key (a file's rows are all kept or all new, so keys never tie
+ * across the runs): the table `contentOrder` makes of every row, without reading them again.
+ */
+function carriedTable(
+  earlier: ChunkTable,
+  rows: unknown[][],
+  rank: Map<number, number>,
+): ChunkTable {
+  // A file's rows are one run in content order: the runs of files still indexed, by rank.
+  const kept: number[] = []; // [file rank, first row, end row]…
+  let count = 0;
+  for (let at = 0; at < earlier.ids.length;) {
+    const fileId = earlier.fileIds[at];
+    let end = at + 1;
+    while (end < earlier.ids.length && earlier.fileIds[end] === fileId) end++;
+    const fileRank = rank.get(fileId);
+    if (fileRank !== undefined) {
+      kept.push(fileRank, at, end);
+      count += end - at;
+    }
+    at = end;
+  }
+  const added = contentOrder(rows, rank);
+  const table = emptyChunkTable(count + added.length);
+  const kinds = new Map<string, string>(earlier.kinds.map((kind) => [kind, kind]));
+  let at = 0;
+  let j = 0;
+  const addUpTo = (limit: number) => {
+    for (; j < added.length && rank.get(Number(rows[added[j]][1]))! < limit; j++, at++) {
+      const row = rows[added[j]];
+      const kind = row[5] as string;
+      if (!kinds.has(kind)) kinds.set(kind, kind);
+      setRow(table, at, row, kinds.get(kind)!);
+    }
+  };
+  for (let k = 0; k < kept.length; k += 3) {
+    // Kept and new rows never share a file, so ranks alone order the runs.
+    addUpTo(kept[k]);
+    const from = kept[k + 1];
+    const end = kept[k + 2];
+    table.ids.set(earlier.ids.subarray(from, end), at);
+    table.fileIds.set(earlier.fileIds.subarray(from, end), at);
+    table.startLines.set(earlier.startLines.subarray(from, end), at);
+    table.endLines.set(earlier.endLines.subarray(from, end), at);
+    table.startBytes.set(earlier.startBytes.subarray(from, end), at);
+    table.hashes.set(earlier.hashes.subarray(from, end), at);
+    const own: number[] = [];
+    for (let row = from; row < end; row++, at++) {
+      table.rows.set(earlier.ids[row], at);
+      table.kinds[at] = earlier.kinds[row];
+      table.symbolPaths[at] = earlier.symbolPaths[row];
+      own.push(at);
+    }
+    table.byFile.set(earlier.fileIds[from], own);
+  }
+  addUpTo(Infinity);
+  return table;
+}
+
+function emptyChunkTable(count: number): ChunkTable {
+  return {
+    rows: new Map(),
+    ids: new Int32Array(count),
+    fileIds: new Int32Array(count),
+    startLines: new Int32Array(count),
+    endLines: new Int32Array(count),
+    startBytes: new Int32Array(count),
+    hashes: new Float64Array(count),
+    kinds: new Array(count),
+    symbolPaths: new Array(count),
+    byFile: new Map(),
+  };
+}
+
+/** Puts a chunk read as an array (`#chunkTable`'s columns) at row `at` of a table being filled. */
+function setRow(table: ChunkTable, at: number, row: unknown[], kind: string): void {
+  const id = Number(row[0]);
+  const fileId = Number(row[1]);
+  table.rows.set(id, at);
+  table.ids[at] = id;
+  table.fileIds[at] = fileId;
+  table.startLines[at] = Number(row[2]);
+  table.endLines[at] = Number(row[3]);
+  table.startBytes[at] = Number(row[4]);
+  table.hashes[at] = Number(row[7]);
+  table.kinds[at] = kind;
+  table.symbolPaths[at] = row[6] as string | null;
+  addToFile(table, fileId, at);
+}
+
+function addToFile(table: ChunkTable, fileId: number, at: number): void {
+  const own = table.byFile.get(fileId);
+  if (own) own.push(at);
+  else table.byFile.set(fileId, [at]);
 }
 
 /** File ids by path. */

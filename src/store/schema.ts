@@ -29,6 +29,10 @@
  *       packed relations: the dependency index reads every file's imports in a process that has
  *       not seen them (sympy: 2,074 packed relation BLOBs, 8.7 MB, read and scanned in
  *       134-212 ms, for the 37k import rows among 1.2M).
+ *   7 — source_files and source_chunks ids are AUTOINCREMENT, never reused: a file still
+ *       indexed under its id holds the chunk rows it held, and rows written later have higher
+ *       ids, so a reader's chunk table for a new generation keeps the last one's rows of
+ *       unchanged files and reads only the rows above its highest id (`TargetReader`).
  *
  * Pipeline changelog:
  *   1 — tree-sitter tags queries for TypeScript, TSX, JavaScript and Python;
@@ -54,7 +58,7 @@
  *   8 — a committed text over 16 KiB is deflated in 16 KiB pieces, each inflatable on its
  *       own (search's snippets inflate from the piece that holds their lines).
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 export const PIPELINE_VERSION = 8;
 
 /**
@@ -83,7 +87,7 @@ CREATE TABLE meta (
 -- non-blank line is in a chunk and no chunk boundary cuts a word), so grep may skip a file
 -- whose chunks lack a term of its pattern.
 CREATE TABLE source_files (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   path TEXT NOT NULL UNIQUE,
   fingerprint TEXT NOT NULL,
   content_hash TEXT NOT NULL,
@@ -106,7 +110,7 @@ CREATE TABLE file_text (
 );
 
 CREATE TABLE source_chunks (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   file_id INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
