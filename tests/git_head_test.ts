@@ -72,17 +72,27 @@ Deno.test("HEAD is left to git where the files do not say it plainly", async () 
   Deno.symlinkSync(join(real, ".git"), join(linked, ".git"));
   assert.equal(headFromFiles(linked), undefined);
 
-  // A variable that moves the repository git reads.
+  // A variable that moves the repository git reads, set in a child process: the environment is
+  // the whole process's, and the test modules running beside this one start git meanwhile (one
+  // of them once ran `git init` while this test had set it, and initialised the wrong repository).
   const moved = fixtureRepository({ "a.py": "x = 1\n" });
   const elsewhere = fixtureRepository({ "b.py": "y = 2\n" });
   commit(elsewhere, "another history");
-  Deno.env.set("GIT_DIR", join(elsewhere, ".git"));
-  try {
-    assert.equal(headFromFiles(moved), undefined);
-    assert.equal(await gitHead(moved), revParse(elsewhere));
-  } finally {
-    Deno.env.delete("GIT_DIR");
-  }
+  const module = new URL("../src/indexer/git.ts", import.meta.url).href;
+  const probe = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { gitHead, headFromFiles } from ${JSON.stringify(module)};
+       const root = ${JSON.stringify(moved)};
+       console.log(JSON.stringify({ files: headFromFiles(root) ?? "undefined", git: await gitHead(root) }));`,
+    ],
+    env: { GIT_DIR: join(elsewhere, ".git") },
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  assert.ok(probe.success, new TextDecoder().decode(probe.stderr));
+  const seen = JSON.parse(new TextDecoder().decode(probe.stdout));
+  assert.deepEqual(seen, { files: "undefined", git: revParse(elsewhere) });
   assert.equal(headFromFiles(moved), revParse(moved));
 
   // No repository at all (outside any work tree).
