@@ -368,6 +368,26 @@ export class TargetReader {
     if (this.#get("PRAGMA journal_mode")?.journal_mode !== "wal") this.#release();
   }
 
+  /**
+   * Runs reads that must see one commit: in the snapshot `hold` took, else in a read transaction
+   * of their own (ended before this returns, so no writer waits on it past these reads).
+   */
+  #snapshot<T>(read: () => T): T {
+    if (this.#held) return read();
+    try {
+      this.#db.exec("BEGIN");
+    } catch {
+      return read(); // a transaction of the caller's own: one snapshot already
+    }
+    try {
+      return read();
+    } finally {
+      try {
+        this.#db.exec("COMMIT");
+      } catch { /* closed */ }
+    }
+  }
+
   #release(): void {
     if (!this.#held) return;
     this.#held = false;
@@ -599,18 +619,23 @@ export class TargetReader {
       // between two builds of the same text. Read by id as arrays and put in that order here:
       // SQLite's join and sort of every chunk by its file's path took most of this read
       // (sympy, 25k chunks: 108-145 ms for every new generation of each query Worker).
-      const rank = new Map<number, number>();
-      for (const [id] of this.#arrays("SELECT id FROM source_files ORDER BY path")) {
-        rank.set(Number(id), rank.size);
-      }
-      const build = this.meta("created_at") ?? "";
-      const earlier = this.#lastChunks?.build === build ? this.#lastChunks : null;
-      // After a refresh of the same build, only the rows written since are read (`carried`).
-      const rows = this.#arrays(
-        `SELECT id, file_id, start_line, end_line, start_byte, kind, symbol_path, content_hash
-           FROM source_chunks WHERE id > ? ORDER BY id`,
-        earlier?.maxId ?? -1,
-      );
+      // The files, the build and the rows of one commit: rows kept from this table for the
+      // next one must be the ones stored with the files they are kept for.
+      const { rank, build, earlier, rows } = this.#snapshot(() => {
+        const rank = new Map<number, number>();
+        for (const [id] of this.#arrays("SELECT id FROM source_files ORDER BY path")) {
+          rank.set(Number(id), rank.size);
+        }
+        const build = this.meta("created_at") ?? "";
+        const earlier = this.#lastChunks?.build === build ? this.#lastChunks : null;
+        // After a refresh of the same build, only the rows written since are read (`carried`).
+        const rows = this.#arrays(
+          `SELECT id, file_id, start_line, end_line, start_byte, kind, symbol_path, content_hash
+             FROM source_chunks WHERE id > ? ORDER BY id`,
+          earlier?.maxId ?? -1,
+        );
+        return { rank, build, earlier, rows };
+      });
       const table = earlier
         ? carriedTable(earlier.table, rows, rank)
         : chunkTable(rows, contentOrder(rows, rank));
