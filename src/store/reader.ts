@@ -1487,9 +1487,9 @@ function chunkTable(rows: unknown[][], order: Int32Array): ChunkTable {
  * never reused (AUTOINCREMENT, files and chunks alike) and a chunk row is only ever deleted
  * with its file's row: a file still indexed under its id holds the very rows it held, and
  * every other row is new. The earlier table's rows of those files are still in content order
- * (paths do not move), the new rows are put in it as `contentOrder` puts them, and the two
- * runs are merged by the same key (a file's rows are all kept or all new, so keys never tie
- * across the runs): the table `contentOrder` makes of every row, without reading them again.
+ * (paths do not move), the new rows are put in it as `contentOrder` puts them, and the two are
+ * merged by file rank (a file's rows are all kept or all new): the table `contentOrder` makes
+ * of every row, without reading them again.
  */
 function carriedTable(
   earlier: ChunkTable,
@@ -1512,7 +1512,7 @@ function carriedTable(
   }
   const added = contentOrder(rows, rank);
   const table = emptyChunkTable(count + added.length);
-  const kinds = new Map<string, string>(earlier.kinds.map((kind) => [kind, kind]));
+  const kinds = new Map<string, string>();
   let at = 0;
   let j = 0;
   const addUpTo = (limit: number) => {
