@@ -53,7 +53,10 @@ Deno.test("daemon (real socket): answers after carried generations equal a whole
       () => Deno.renameSync(`${root}/pkg/beta.py`, `${root}/pkg/beta_two.py`),
       // The content of a deleted file again, under another module.
       () => Deno.writeTextFileSync(`${root}/pkg/gamma_again.py`, module("gamma", 2, 3)),
-      () => Deno.writeTextFileSync(`${root}/pkg/delta.py`, module("delta", 5, 6)),
+      () => Deno.removeSync(`${root}/pkg/alpha.py`),
+      // The file written last again (its rows hold the highest ids), its content moved down.
+      () =>
+        Deno.writeTextFileSync(`${root}/pkg/gamma_again.py`, "# moved\n\n" + module("gamma", 3, 7)),
     ];
     for (const [round, edit] of edits.entries()) {
       edit();
