@@ -639,8 +639,8 @@ export class TargetReader {
       const table = earlier
         ? carriedTable(earlier.table, rows, rank)
         : chunkTable(rows, contentOrder(rows, rank));
-      let maxId = earlier?.maxId ?? -1;
-      for (const row of rows) maxId = Math.max(maxId, Number(row[0]));
+      // Rows come in id order: the last one read has the highest id.
+      const maxId = rows.length > 0 ? Number(rows[rows.length - 1][0]) : earlier?.maxId ?? -1;
       this.#lastChunks = { build, maxId, table };
       return table;
     });
@@ -1472,12 +1472,7 @@ export function contentOrder(rows: unknown[][], rank: Map<number, number>): Int3
 function chunkTable(rows: unknown[][], order: Int32Array): ChunkTable {
   const table = emptyChunkTable(order.length);
   const kinds = new Map<string, string>();
-  for (let at = 0; at < order.length; at++) {
-    const row = rows[order[at]];
-    const kind = row[5] as string;
-    if (!kinds.has(kind)) kinds.set(kind, kind);
-    setRow(table, at, row, kinds.get(kind)!);
-  }
+  for (let at = 0; at < order.length; at++) setRow(table, at, rows[order[at]], kinds);
   return table;
 }
 
@@ -1517,10 +1512,7 @@ function carriedTable(
   let j = 0;
   const addUpTo = (limit: number) => {
     for (; j < added.length && rank.get(Number(rows[added[j]][1]))! < limit; j++, at++) {
-      const row = rows[added[j]];
-      const kind = row[5] as string;
-      if (!kinds.has(kind)) kinds.set(kind, kind);
-      setRow(table, at, row, kinds.get(kind)!);
+      setRow(table, at, rows[added[j]], kinds);
     }
   };
   for (let k = 0; k < kept.length; k += 3) {
@@ -1562,8 +1554,13 @@ function emptyChunkTable(count: number): ChunkTable {
   };
 }
 
-/** Puts a chunk read as an array (`#chunkTable`'s columns) at row `at` of a table being filled. */
-function setRow(table: ChunkTable, at: number, row: unknown[], kind: string): void {
+/**
+ * Puts a chunk read as an array (`#chunkTable`'s columns) at row `at` of a table being filled;
+ * its kind is taken from `kinds` (one string per kind), or added to it.
+ */
+function setRow(table: ChunkTable, at: number, row: unknown[], kinds: Map<string, string>): void {
+  let kind = kinds.get(row[5] as string);
+  if (kind === undefined) kinds.set(kind = row[5] as string, kind);
   const id = Number(row[0]);
   const fileId = Number(row[1]);
   table.rows.set(id, at);
