@@ -20,7 +20,23 @@ const FILES: Record<string, string> = {
   "delta/four.py": `${SHARED}\n\ndef other(value):\n    return shared_helper(value)\n`,
   "notes.md": "# Notes\n\nshared_helper doubles a value.\n",
 };
-const QUERIES = ["shared_helper", "shared helper value", "doubles a value"];
+// One method's text in two classes (chunks of their own, the classes being over the chunk
+// budget): equal text under two symbol paths, so two vectors (a vector counts the symbol path).
+const windows = (name: string) =>
+  `class ${name}:\n    def run(self, value):\n        total = 0\n` +
+  Array.from({ length: 60 }, (_, i) => `        total = total + value * ${i}\n`).join("") +
+  `        return total\n\n    def ${name.toLowerCase()}_only(self):\n` +
+  Array.from({ length: 60 }, (_, i) => `        x${i} = "${name}${i}"\n`).join("") +
+  `        return x0\n`;
+FILES["classes/alpha.py"] = windows("Alpha");
+FILES["classes/beta.py"] = windows("Beta");
+const QUERIES = [
+  "shared_helper",
+  "shared helper value",
+  "doubles a value",
+  "Alpha run value total",
+  "Beta run value total",
+];
 
 function comparable(answer: Envelope): unknown {
   return answer.results.map((r) => {
@@ -34,8 +50,10 @@ function comparable(answer: Envelope): unknown {
  * one that rewrote them twice since (`rewritten`: FTS5 keeps its row and token totals as they
  * were when a row of a contentless-delete table is deleted; the writer takes them off).
  */
-async function answers(order: "cold" | "late" | "rewritten"): Promise<unknown[]> {
-  const late = ["alpha/one.py", "beta/two.py"];
+async function answers(
+  order: "cold" | "late" | "rewritten",
+  late = ["alpha/one.py", "beta/two.py"],
+): Promise<unknown[]> {
   const first = Object.fromEntries(
     Object.entries(FILES).filter(([path]) => order === "cold" || !late.includes(path)),
   );
@@ -90,6 +108,9 @@ Deno.test("search answers the same whatever order the target wrote the files in"
   const cold = await answers("cold");
   assert.deepEqual(await answers("late"), cold);
   assert.deepEqual(await answers("rewritten"), cold);
+  // Either class's method written last: one of them was written after the other in `cold`.
+  assert.deepEqual(await answers("late", ["classes/alpha.py"]), cold);
+  assert.deepEqual(await answers("late", ["classes/beta.py"]), cold);
   // The tie is real: the equal functions are all found.
   const [, , first] = cold[0] as [string, string, string[]];
   assert.ok(first.length >= 3, JSON.stringify(first));

@@ -16,6 +16,8 @@ Deno.test("vectors: one per chunk content hash; re-indexing unchanged chunks com
   const root = fixtureRepository({
     "src/a.ts": functions(["alpha", "beta", "gamma"]),
     "src/b.ts": functions(["delta", "epsilon"]),
+    "docs/guide.md":
+      "# Guide\n\nRetry with exponential backoff.\n\n## Limits\n\nAt most five tries.\n",
   });
   await withWorkspace(root, async (workspace) => {
     const repo = workspace.repositories[0];
@@ -42,11 +44,18 @@ Deno.test("vectors: one per chunk content hash; re-indexing unchanged chunks com
     assert.ok(edit.vectors.reused > 0, JSON.stringify(edit.vectors));
     assert.ok(edit.vectors.computed < first.vectors.computed, JSON.stringify(edit.vectors));
 
-    // A pure move: every chunk keeps its content hash, so no vector is computed.
-    Deno.renameSync(`${root}/src/b.ts`, `${root}/src/moved.ts`);
+    // A pure move of text (its chunks have no symbol path): every chunk keeps its content hash,
+    // so no vector is computed.
+    Deno.renameSync(`${root}/docs/guide.md`, `${root}/docs/moved.md`);
     const move = await workspace.refresh(repo);
     assert.equal(move.vectors.computed, 0, JSON.stringify(move.vectors));
     assert.ok(move.vectors.reused > 0);
+
+    // A moved module's definitions are named from its new path: their symbol paths, counted in
+    // their vectors, change, and so do their content hashes (a hash is of symbol path and text).
+    Deno.renameSync(`${root}/src/b.ts`, `${root}/src/moved.ts`);
+    const renamed = await workspace.refresh(repo);
+    assert.ok(renamed.vectors.computed > 0, JSON.stringify(renamed.vectors));
 
     // Vectors of chunks that no longer exist are dropped at commit.
     const after = openTarget(workspace);

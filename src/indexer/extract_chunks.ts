@@ -58,6 +58,15 @@ function nonOverlapping(defs: readonly ChunkDefinition[]): ChunkDefinition[] {
   return trimmed.filter((def, i) => i === 0 || def.startLine > trimmed[i - 1].endLine);
 }
 
+/**
+ * A chunk's content hash, the key of its stored vectors: of its symbol path and text, what its
+ * hashing vector is made of (its terms count the symbol path's), so equal keys are equal vectors
+ * whichever chunk was written first. A symbol path holds no NUL.
+ */
+function contentHash(symbolPath: string | null, text: string): string {
+  return sha256Hex(`${symbolPath ?? ""}\0${text}`).slice(0, 32);
+}
+
 function chunkRows(options: {
   text: string;
   lines: string[];
@@ -89,7 +98,7 @@ function chunkRows(options: {
       end_byte: endByte,
       kind: range.kind,
       symbol_path: range.symbolPath,
-      content_hash: sha256Hex(chunkText).slice(0, 32),
+      content_hash: contentHash(range.symbolPath, chunkText),
       terms: (range.symbolPath ? symbolTerms.join(" ") + " " : "") + textTerms.join(" "),
     };
     COUNTS.set(row, countTerms(symbolTerms, textTerms));

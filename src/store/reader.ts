@@ -209,7 +209,7 @@ interface ChunkTable {
   endLines: Int32Array;
   /** Where each chunk starts in its file's committed text (UTF-8 bytes), on its start line. */
   startBytes: Int32Array;
-  /** Each chunk's content hash (the first 52 bits of its text's SHA-256, as stored). */
+  /** Each chunk's content hash (the first 52 bits of its symbol path and text's SHA-256). */
   hashes: Float64Array;
   kinds: string[];
   symbolPaths: (string | null)[];

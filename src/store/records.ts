@@ -40,6 +40,7 @@ export interface ChunkRow {
   end_byte: number;
   kind: string;
   symbol_path: string | null;
+  /** Of the symbol path and text (the key of the chunk's vectors). */
   content_hash: string;
   /** Space-separated code terms for FTS (symbol path terms first). */
   terms: string;

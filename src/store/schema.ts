@@ -57,9 +57,12 @@
  *       the statements of large compound statements' blocks) in place of top-level ranges.
  *   8 — a committed text over 16 KiB is deflated in 16 KiB pieces, each inflatable on its
  *       own (search's snippets inflate from the piece that holds their lines).
+ *   9 — a chunk's content hash is of its symbol path and text, where it was of its text: a
+ *       hashing vector counts the symbol path's terms, so one text under two symbol paths kept
+ *       the vector of whichever chunk was written first (the order parse Workers finished in).
  */
 export const SCHEMA_VERSION = 7;
-export const PIPELINE_VERSION = 8;
+export const PIPELINE_VERSION = 9;
 
 /**
  * The indexes whose keys are unrelated to the order rows are written in (a symbol id is a hash,
@@ -118,7 +121,7 @@ CREATE TABLE source_chunks (
   end_byte INTEGER NOT NULL,
   kind TEXT NOT NULL,
   symbol_path TEXT,
-  -- The first 52 bits of the chunk text's SHA-256.
+  -- The first 52 bits of the SHA-256 of the chunk's symbol path and text (its vectors' key).
   content_hash INTEGER NOT NULL
 );
 CREATE INDEX source_chunks_file ON source_chunks(file_id);
