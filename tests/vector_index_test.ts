@@ -285,6 +285,23 @@ Deno.test("the index of a generation after an edit, copied from the last one whe
       const earlier = new Set(Array.from(before.hashes.subarray(0, before.rows)));
       const copied = indexRows(carried).filter((row) => earlier.has(row.hash)).length;
       assert.ok(copied >= 3 && copied < carried.rows, `${copied} of ${carried.rows}`);
+      // Which values are copied: with the last index's values all 9, the chunks it held and this
+      // generation still holds (same chunk ids: beta's and gamma's) get 9; new rows are read,
+      // epsilon's too though its content is beta's.
+      const kept = new Set(Array.from(before.chunkIds.subarray(0, before.rows)));
+      const nines = { ...before, values: before.values.map(() => 9) };
+      const poisoned = generationIndex(reader, HASH_MODEL_ID, reader.generation(), nines);
+      let copiedRows = 0;
+      for (const [row, values] of indexRows(poisoned).entries()) {
+        const fromBefore = kept.has(values.chunk);
+        if (fromBefore) copiedRows++;
+        assert.deepEqual(
+          values.values,
+          fromBefore ? new Array(poisoned.dimensions).fill(9) : indexRows(full)[row].values,
+        );
+      }
+      const reread = indexRows(full).filter((row) => earlier.has(row.hash) && !kept.has(row.chunk));
+      assert.ok(copiedRows >= 2 && reread.length >= 1, `${copiedRows} copied, ${reread.length}`);
       // Values wrong in this index's memory: a rebuild (vectors stored again) must not copy them.
       carried.values.fill(7, 0, carried.column);
     });
@@ -300,7 +317,7 @@ Deno.test("the index of a generation after an edit, copied from the last one whe
   });
 });
 
-Deno.test("an embedding provider's index is carried over only from the generation just before: a content dropped and embedded again with other values is read again", async () => {
+Deno.test("an embedding provider's index carried over generations: a content dropped and embedded again with other values is read again, not copied", async () => {
   // A local `/v1/embeddings` whose vectors for the same text change with `salt`.
   let salt = 1;
   const controller = new AbortController();

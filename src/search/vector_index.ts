@@ -13,12 +13,12 @@
  *
  * An index is loaded once per (target, generation, model) and kept on the
  * target's reader until its generation moves; the next generation's copies the
- * values of the contents it still holds from it. Because its memory is shared,
+ * values of the chunks it still holds from it. Because its memory is shared,
  * one copy serves every thread of a process: the daemon's query Workers hand
  * the indexes they load to the pool (`takeLoadedIndexes`), which gives them to
  * the other Workers (`adoptIndexes`).
  */
-import { HASH_MODEL_ID, readQuantized } from "../engine/vector.ts";
+import { readQuantized } from "../engine/vector.ts";
 import { selectValue, stableOrder } from "../engine/order.ts";
 import { KeptBySize } from "../engine/kept.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
@@ -49,7 +49,8 @@ export interface SharedVectorIndex {
   dimensions: number;
   rows: number;
   memory: WebAssembly.Memory;
-  /** Whether `hashes` holds each row's content hash (an index loaded from a target's rows). */
+  /** Whether it was made from a target's rows (`generationIndex`): its chunk ids are the
+   * target's, and `hashes` holds each row's content hash. */
   hashed: boolean;
   /**
    * The build of the target it was loaded from (its `created_at`): a rebuild stores vectors
@@ -66,8 +67,7 @@ export interface VectorIndex extends SharedVectorIndex {
   scales: Float32Array;
   chunkIds: Int32Array;
   fileIds: Int32Array;
-  /** Each row's chunk content hash (when `hashed`): the next generation's index copies the
-   * values of every content it still holds from here. */
+  /** Each row's chunk content hash (when `hashed`). */
   hashes: Float64Array;
   /** One flag per scratch slot: 1 while a scan uses it. */
   locks: Int32Array;
@@ -94,7 +94,7 @@ const loaded: SharedVectorIndex[] = [];
 /**
  * The vector index of a target's current generation for a model, loaded on first use: rows in
  * the chunk table's (content) order, each chunk that has a vector of the model. The values of a
- * content the index of an earlier generation held (this thread's, or one adopted from another)
+ * chunk the index of an earlier generation held (this thread's, or one adopted from another)
  * are copied from it; only the others are read from the target, all of them when most are new.
  * Reading every vector and putting them in content order took 216-318 ms on sympy (25k chunks)
  * for each new generation in each query Worker, while every request behind it waited; a
@@ -125,7 +125,7 @@ const READ = -1;
 const LEFT_OUT = -2;
 
 /**
- * The index of a reader's generation: the values of contents `previous` (an index of an earlier
+ * The index of a reader's generation: the values of chunks `previous` (an index of an earlier
  * generation of the same target and model, or null) holds are copied from it, the others read.
  */
 export function generationIndex(
@@ -137,48 +137,40 @@ export function generationIndex(
   const table = reader.chunkColumns();
   const count = table.ids.length;
   const build = reader.meta("created_at") ?? "";
-  // Rows of the earlier index by content hash (a stored vector is keyed by content and model,
-  // never rewritten in one build of the target: equal content, equal values). An embedding
-  // provider's vector dropped as an orphan may be stored again with other values, so for its
-  // models only the generation just before counts (a content held in both was never dropped
-  // between them); the hashing vectorizer gives equal values for equal content at any time.
-  if (
-    !previous?.hashed || previous.build !== build ||
-    (model !== HASH_MODEL_ID && previous.generation !== generation - 1)
-  ) previous = null;
-  const earlier = new Map<number, number>();
+  // The rows of the earlier index whose chunks this generation still holds, found by chunk id:
+  // in one build of the target a chunk id is never reused and a chunk row never rewritten (it
+  // goes only with its file's row), so a chunk held by both generations was held by every one
+  // between them, its content never an orphan, its stored vector never dropped nor stored
+  // again: the same values, for an embedding provider's model too. Chunks of new rows (an
+  // edited or added file) are read, whatever content they hold.
+  if (!previous?.hashed || previous.build !== build) previous = null;
+  // Each chunk's source in content order: a row of `previous`, READ or LEFT_OUT.
+  const from = new Int32Array(count).fill(READ);
+  let reading = count;
   if (previous) {
-    for (let row = 0; row < previous.rows; row++) earlier.set(previous.hashes[row], row);
+    for (let row = 0; row < previous.rows; row++) {
+      const at = table.rows.get(previous.chunkIds[row]);
+      if (at === undefined) continue;
+      from[at] = row;
+      reading--;
+    }
   }
   const missing: number[] = [];
-  for (let at = 0; at < count; at++) {
-    if (!earlier.has(table.hashes[at])) missing.push(table.hashes[at]);
+  if (reading <= count * READ_ALL_SHARE) {
+    for (let at = 0; at < count; at++) if (from[at] === READ) missing.push(table.hashes[at]);
   }
-  const read = reader.chunkVectors(
-    model,
-    missing.length > count * READ_ALL_SHARE ? null : missing,
-  );
-  // Each chunk's source in content order (a row of `previous`, READ or LEFT_OUT); the first vector
-  // decides the dimensions, and a vector of other dimensions is left out (as `loadVectorIndex`
-  // does).
-  const from = new Int32Array(count);
-  const fresh: ({ scale: number; values: Int8Array } | null)[] = new Array(count).fill(null);
+  const read = reader.chunkVectors(model, reading > count * READ_ALL_SHARE ? null : missing);
+  // The first vector decides the dimensions, and a vector of other dimensions is left out (as
+  // `loadVectorIndex` does).
+  const fresh: ({ scale: number; values: Int8Array } | undefined)[] = [];
   let dimensions = 0;
   let rows = 0;
   for (let at = 0; at < count; at++) {
-    const hash = table.hashes[at];
-    // The row after the last one copied, when it holds the same content (runs stay whole where
-    // equal contents repeat), else any row that holds it.
-    const next = at > 0 && from[at - 1] >= 0 ? from[at - 1] + 1 : -1;
-    const row = next >= 0 && next < (previous?.rows ?? 0) && previous!.hashes[next] === hash
-      ? next
-      : earlier.get(hash);
     let length: number;
-    if (row !== undefined) {
+    if (from[at] >= 0) {
       length = previous!.dimensions;
-      from[at] = row;
     } else {
-      const bytes = read.get(hash);
+      const bytes = read.get(table.hashes[at]);
       if (bytes === undefined) {
         from[at] = LEFT_OUT;
         continue;
@@ -186,7 +178,6 @@ export function generationIndex(
       const vector = readQuantized(bytes);
       length = vector.values.length;
       fresh[at] = vector;
-      from[at] = READ;
     }
     if (dimensions === 0) dimensions = length;
     if (length !== dimensions || dimensions === 0) from[at] = LEFT_OUT;
@@ -209,9 +200,8 @@ export function generationIndex(
     index.chunkIds[row] = table.ids[chunk];
     index.fileIds[row] = table.fileIds[chunk];
     index.hashes[row] = table.hashes[chunk];
-    const vector = fresh[chunk];
-    if (vector) writeRow(index, row, vector);
-    else index.scales[row] = previous!.scales[from[chunk]];
+    if (from[chunk] >= 0) index.scales[row] = previous!.scales[from[chunk]];
+    else writeRow(index, row, fresh[chunk]!);
     row++;
   }
   // The copied values, a column at a time, by runs of rows that follow each other in both
