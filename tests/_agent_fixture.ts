@@ -4,7 +4,7 @@
  * retry module, a secret module some agents may not see, and a test.
  */
 import { join } from "node:path";
-import { fixtureRepository } from "./_helpers.ts";
+import { fixtureRepository, tempDirectory } from "./_helpers.ts";
 
 /** A string only the body of `retry_with_backoff` holds (never a signature or doc). */
 export const BODY_MARKER = "bodyOnlyMarkerK7";
@@ -81,7 +81,7 @@ export function agentRepository(): string {
  */
 export function agentWorkspace(): string {
   const repo = agentRepository();
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-agent-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-agent-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:

@@ -6,10 +6,10 @@
  * Rust module caches outside it.
  */
 import { join } from "node:path";
-import { fixtureRepository, writeFiles } from "./_helpers.ts";
+import { fixtureRepository, tempDirectory, writeFiles } from "./_helpers.ts";
 
 /** Files whose presence would mean a package's code ran. */
-export const MARKER_DIRECTORY = Deno.makeTempDirSync({ prefix: "sextant-deps-marker-" });
+export const MARKER_DIRECTORY = tempDirectory({ prefix: "sextant-deps-marker-" });
 
 export const APP_FILES: Record<string, string> = {
   ".gitignore": ".venv/\nnode_modules/\n",
@@ -155,7 +155,7 @@ export { Middleware } from "tinymw";
 export function appRepository(options: { version?: string; marker?: string } = {}): string {
   const root = fixtureRepository(APP_FILES);
   writeFiles(root, sitePackages(options.version ?? "1.2.3", options.marker ?? "python-import"));
-  const outside = Deno.makeTempDirSync({ prefix: "sextant-outside-" });
+  const outside = tempDirectory({ prefix: "sextant-outside-" });
   writeFiles(outside, {
     "escaper/package.json": JSON.stringify({ name: "escaper", version: "9.9.9" }),
     "escaper/index.d.ts": "export declare function away(): void;\n",
@@ -188,7 +188,7 @@ export function upgradeFakeretry(root: string, from: string, to: string): void {
 
 /** Go and Rust caches outside the repository, and a repository using both. */
 export function nativeRepository(): { root: string; env: Record<string, string> } {
-  const caches = Deno.makeTempDirSync({ prefix: "sextant-caches-" });
+  const caches = tempDirectory({ prefix: "sextant-caches-" });
   writeFiles(caches, {
     "gomod/github.com/!acme/kit@v1.4.0/go.mod": "module github.com/Acme/kit\n\ngo 1.21\n",
     "gomod/github.com/!acme/kit@v1.4.0/client/client.go": `package client

@@ -8,12 +8,29 @@ import { Workspace } from "../src/workspace/workspace.ts";
 
 export const PROJECT_ROOT = new URL("../", import.meta.url).pathname;
 
+/** Temporary directories this test module made: removed when it ends (`unload`). */
+const TEMPORARY = new Set<string>();
+globalThis.addEventListener("unload", () => {
+  for (const path of TEMPORARY) {
+    try {
+      Deno.removeSync(path, { recursive: true });
+    } catch { /* gone already, or not ours to remove */ }
+  }
+});
+
+/** A temporary directory, removed with everything in it when the test module ends. */
+export function tempDirectory(options: Deno.MakeTempOptions = {}): string {
+  const path = Deno.makeTempDirSync(options);
+  TEMPORARY.add(path);
+  return path;
+}
+
 /** Creates a temporary repository from a map of path → content (`null` content skips). */
 export function fixtureRepository(
   files: Record<string, string | Uint8Array>,
   options: { git?: boolean } = {},
 ): string {
-  const root = Deno.makeTempDirSync({ prefix: "sextant-fixture-" });
+  const root = tempDirectory({ prefix: "sextant-fixture-" });
   writeFiles(root, files);
   if (options.git ?? true) {
     git(root, "init", "-q");
@@ -64,7 +81,7 @@ export function git(cwd: string, ...args: string[]): string {
 
 /** A fresh cache directory for one test. */
 export function tempCache(): string {
-  return Deno.makeTempDirSync({ prefix: "sextant-cache-" });
+  return tempDirectory({ prefix: "sextant-cache-" });
 }
 
 /** Opens a workspace on a fixture with its own cache, runs `fn`, and closes it. */
@@ -168,7 +185,7 @@ export interface DaemonProcess {
 
 /** A private (0700) directory for sockets, short enough for a Unix socket path. */
 export function socketDirectory(): string {
-  return Deno.makeTempDirSync({ prefix: "sx-", dir: "/tmp" });
+  return tempDirectory({ prefix: "sx-", dir: "/tmp" });
 }
 
 /** Starts `sextant daemon` and waits until it answers on its socket. */

@@ -5,7 +5,7 @@
  * repository is its own git work tree; `sextant.yml` groups the siblings.
  */
 import { join } from "node:path";
-import { git, writeFiles } from "./_helpers.ts";
+import { git, tempDirectory, writeFiles } from "./_helpers.ts";
 
 export const UI: Record<string, string> = {
   "package.json": JSON.stringify({
@@ -259,7 +259,7 @@ export const SIBLINGS = [["ui", "app"], ["pylib", "pysvc"], ["gokit", "gosvc"]];
 export function writeWorkspaceFixture(
   repositories: Record<string, Record<string, string>> = REPOSITORIES,
 ): { root: string; repos: Record<string, string> } {
-  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-workspace-" }));
+  const root = Deno.realPathSync(tempDirectory({ prefix: "sextant-workspace-" }));
   const repos: Record<string, string> = {};
   for (const [name, files] of Object.entries(repositories)) {
     const dir = join(root, name);

@@ -11,7 +11,7 @@ import { WireError } from "../src/protocol/errors.ts";
 import type { Envelope } from "../src/protocol/types.ts";
 import type { AccessContext } from "../src/workspace/scope.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
-import { fixtureRepository, tempCache, withWorkspace } from "./_helpers.ts";
+import { fixtureRepository, tempCache, tempDirectory, withWorkspace } from "./_helpers.ts";
 import { withoutTimes } from "../scripts/_bench_stats.ts";
 import { agentRepository, BODY_MARKER, lineOf, SECRET_MARKER } from "./_agent_fixture.ts";
 
@@ -185,7 +185,7 @@ Deno.test("map over two repositories: kept while both generations hold, never fo
     "tool/main.py": "from tool.helpers import shout\n\n\ndef run():\n    return shout('hi')\n",
     "tool/helpers.py": "def shout(text):\n    return text.upper()\n",
   });
-  const directory = Deno.makeTempDirSync({ prefix: "sextant-two-repos-" });
+  const directory = tempDirectory({ prefix: "sextant-two-repos-" });
   Deno.writeTextFileSync(
     join(directory, "sextant.yml"),
     `repositories:\n  - name: demo\n    path: ${demo}\n  - name: other\n    path: ${other}\n`,

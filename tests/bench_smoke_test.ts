@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { METHODS } from "../src/protocol/methods.ts";
 import { FIGURES } from "../scripts/_bench_figures.ts";
 import { generateSyntheticCorpus } from "../scripts/_synthetic_corpus.ts";
-import { PROJECT_ROOT } from "./_helpers.ts";
+import { PROJECT_ROOT, tempDirectory } from "./_helpers.ts";
 
 const BENCH = join(PROJECT_ROOT, "scripts/bench.ts");
 
@@ -123,7 +123,7 @@ async function checkFigures(target: Target, options: { daemon: boolean }): Promi
 }
 
 Deno.test("bench (real process): a tiny synthetic corpus yields every figure, and --compare reports what moved", async () => {
-  const work = Deno.makeTempDirSync({ prefix: "sextant-bench-test-" });
+  const work = tempDirectory({ prefix: "sextant-bench-test-" });
   try {
     const json = join(work, "before.json");
     const run = await bench([
@@ -174,7 +174,7 @@ Deno.test("bench (real process): a tiny synthetic corpus yields every figure, an
 });
 
 Deno.test("bench (real process): --scale measures each size, a workspace of --path trees beside them, and judges growth; the trees given are not written", async () => {
-  const work = Deno.makeTempDirSync({ prefix: "sextant-bench-test-" });
+  const work = tempDirectory({ prefix: "sextant-bench-test-" });
   try {
     const trees = [1, 2].map((seed) =>
       generateSyntheticCorpus({ lines: 600, seed, root: join(work, `tree${seed}`) }).root

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import { ErrorCode } from "../src/protocol/errors.ts";
 import { METHODS } from "../src/protocol/methods.ts";
-import { fixtureRepository, startDaemon } from "./_helpers.ts";
+import { fixtureRepository, startDaemon, tempDirectory } from "./_helpers.ts";
 
 const TOKENS = {
   limited: "limited-token-qq1",
@@ -63,7 +63,7 @@ function setup() {
     }),
     bravo: fixtureRepository({ "lib/b.py": "def bravo_two():\n    return 2\n" }),
   };
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   writeConfig(workspace, repos);
   return { workspace, repos };
 }
@@ -227,7 +227,7 @@ Deno.test("daemon (real socket): status counts only known methods, and an agent'
 
 Deno.test("daemon (real socket): the local user (no agents section) reloads and is told why a config is broken", async () => {
   const root = fixtureRepository({ "src/a.ts": "export const a = 1;\n" });
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:\n  - name: only\n    path: ${root}\n`,
@@ -253,7 +253,7 @@ Deno.test("daemon (real socket): refresh: true from an agent not granted refresh
   const root = fixtureRepository({
     "src/a.ts": "export function alphaOne(): number {\n  return 1;\n}\n",
   });
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:

@@ -10,6 +10,7 @@ import {
   socketDirectory,
   startDaemon,
   tempCache,
+  tempDirectory,
 } from "./_helpers.ts";
 
 const FILES = { "src/a.ts": "export function alpha(): number {\n  return 1;\n}\n" };
@@ -110,7 +111,7 @@ Deno.test("daemon (real socket): a stale socket of a killed daemon is replaced; 
 });
 
 Deno.test("daemon (real socket): SIGHUP and workspace/reload pick up sextant.yml without dropping connections", async () => {
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   const first = fixtureRepository(FILES);
   const second = fixtureRepository({ "lib/b.py": "def beta():\n    return 2\n" });
   Deno.writeTextFileSync(

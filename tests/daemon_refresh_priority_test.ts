@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { DaemonClient } from "../src/daemon/client.ts";
 import { POOL_IDLE_MS, REFRESH_NICE } from "../src/workspace/refresh_priority.ts";
-import { fixtureRepository, startDaemon } from "./_helpers.ts";
+import { fixtureRepository, startDaemon, tempDirectory } from "./_helpers.ts";
 
 /** The Worker threads of a process (Deno names them `worker-N`) with their nice values. */
 function workerThreads(pid: number): { name: string; nice: number }[] {
@@ -80,7 +80,7 @@ Deno.test({
     "daemon (real process): refreshing another repository first ends the parse Workers of one no longer refreshing",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+    const workspace = tempDirectory({ prefix: "sextant-ws-" });
     const alpha = fixtureRepository(sources(40));
     const beta = fixtureRepository(sources(30));
     Deno.writeTextFileSync(

@@ -9,7 +9,7 @@
 // deno-lint-ignore-file no-explicit-any
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli, startDaemon, tempCache, withWorkspace } from "./_helpers.ts";
+import { runCli, startDaemon, tempCache, tempDirectory, withWorkspace } from "./_helpers.ts";
 import { DaemonClient } from "../src/daemon/client.ts";
 import {
   appRepository,
@@ -235,7 +235,7 @@ Deno.test("dependencies (CLI, real process): Go module cache and Cargo registry;
   assert.match(human.stdout, /dependencies 2 packages, \d+ files/);
 
   // An agent limited to the repository's own sources sees no package outside them.
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:\n  - name: app\n    path: ${root}\nagents:\n  narrow:\n    token_env: NARROW\n    repositories: [app]\n    paths: { app: ["*.go", "src/**"] }\n`,
@@ -278,12 +278,12 @@ Deno.test("dependencies (CLI, real process): Go module cache and Cargo registry;
 });
 
 Deno.test("a package walk is bounded, never follows a link, and keeps the chooser's order", () => {
-  const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-walk-" }));
+  const dir = Deno.realPathSync(tempDirectory({ prefix: "sextant-walk-" }));
   for (let i = 0; i < 60; i++) Deno.writeTextFileSync(join(dir, `f${i}.js`), "x");
   Deno.writeTextFileSync(join(dir, "index.d.ts"), "export {};\n");
   Deno.mkdirSync(join(dir, "node_modules/nested"), { recursive: true });
   Deno.writeTextFileSync(join(dir, "node_modules/nested/a.js"), "x");
-  const outside = Deno.makeTempDirSync({ prefix: "sextant-walk-out-" });
+  const outside = tempDirectory({ prefix: "sextant-walk-out-" });
   Deno.writeTextFileSync(join(outside, "secret.js"), "x");
   Deno.symlinkSync(outside, join(dir, "linked"));
   Deno.symlinkSync(join(outside, "secret.js"), join(dir, "alias.js"));
@@ -305,7 +305,7 @@ Deno.test("a package walk is bounded, never follows a link, and keeps the choose
 
 Deno.test("dependencies (CLI, real process): a language server's location in an indexed package is a dependency hit", async () => {
   const root = appRepository({ marker: "lsp" });
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     // A loaded machine can take more than the default 10 s for the first answer of a server

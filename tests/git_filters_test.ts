@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fixtureRepository, git, withWorkspace } from "./_helpers.ts";
+import { fixtureRepository, git, tempDirectory, withWorkspace } from "./_helpers.ts";
 
 Deno.test("git never runs a repository's filter drivers or hooks, and changed files are still seen", async () => {
   const root = fixtureRepository({
@@ -18,7 +18,7 @@ Deno.test("git never runs a repository's filter drivers or hooks, and changed fi
     "README.md": "# readme\n",
     "same.cfg": "unchanged\n",
   });
-  const markers = Deno.makeTempDirSync({ prefix: "sextant-filter-marker-" });
+  const markers = tempDirectory({ prefix: "sextant-filter-marker-" });
   const ran = (name: string) => join(markers, name);
   git(root, "config", "filter.evil.clean", `sh -c 'touch ${ran("clean")}; cat'`);
   git(root, "config", "filter.evil.smudge", `sh -c 'touch ${ran("smudge")}; cat'`);
@@ -64,7 +64,7 @@ Deno.test("git never runs a repository's filter drivers or hooks, and changed fi
 });
 
 Deno.test("a partial clone's missing blob is never fetched: no transport of the repository's runs", async () => {
-  const base = Deno.makeTempDirSync({ prefix: "sextant-partial-" });
+  const base = tempDirectory({ prefix: "sextant-partial-" });
   const source = join(base, "source");
   const clone = join(base, "clone");
   const marker = join(base, "fetched");

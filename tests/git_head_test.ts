@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gitHead, headFromFiles } from "../src/indexer/git.ts";
-import { commit, fixtureRepository, git } from "./_helpers.ts";
+import { commit, fixtureRepository, git, tempDirectory } from "./_helpers.ts";
 
 /** What git itself says HEAD is in `cwd`. */
 function revParse(cwd: string): string {
@@ -41,14 +41,14 @@ Deno.test("HEAD is read for a subdirectory, a linked worktree and a separate git
   const root = fixtureRepository({ "pkg/mod.py": "y = 2\n" });
   await assertReadAsGit(join(root, "pkg"), "a root below the work tree's top");
 
-  const worktree = join(Deno.makeTempDirSync({ prefix: "sextant-worktree-" }), "wt");
+  const worktree = join(tempDirectory({ prefix: "sextant-worktree-" }), "wt");
   git(root, "worktree", "add", "-q", "-b", "other", worktree);
   commit(worktree, "on the worktree's branch");
   await assertReadAsGit(worktree, "linked worktree (gitdir file, commondir)");
   assert.notEqual(headFromFiles(worktree), headFromFiles(root), "each worktree has its own HEAD");
 
-  const separate = Deno.makeTempDirSync({ prefix: "sextant-separate-" });
-  const gitDir = join(Deno.makeTempDirSync({ prefix: "sextant-gitdir-" }), "repo.git");
+  const separate = tempDirectory({ prefix: "sextant-separate-" });
+  const gitDir = join(tempDirectory({ prefix: "sextant-gitdir-" }), "repo.git");
   git(separate, "init", "-q", `--separate-git-dir=${gitDir}`);
   commit(separate, "first");
   await assertReadAsGit(separate, "separate git directory (gitdir file)");
@@ -56,7 +56,7 @@ Deno.test("HEAD is read for a subdirectory, a linked worktree and a separate git
 
 Deno.test("HEAD is left to git where the files do not say it plainly", async () => {
   // An unborn branch: git says there is no HEAD.
-  const unborn = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-unborn-" }));
+  const unborn = Deno.realPathSync(tempDirectory({ prefix: "sextant-unborn-" }));
   git(unborn, "init", "-q");
   assert.equal(headFromFiles(unborn), undefined);
   assert.equal(await gitHead(unborn), null);
@@ -68,7 +68,7 @@ Deno.test("HEAD is left to git where the files do not say it plainly", async () 
 
   // A `.git` that is a symlink.
   const real = fixtureRepository({ "a.py": "x = 1\n" });
-  const linked = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-linked-" }));
+  const linked = Deno.realPathSync(tempDirectory({ prefix: "sextant-linked-" }));
   Deno.symlinkSync(join(real, ".git"), join(linked, ".git"));
   assert.equal(headFromFiles(linked), undefined);
 
@@ -96,7 +96,7 @@ Deno.test("HEAD is left to git where the files do not say it plainly", async () 
   assert.equal(headFromFiles(moved), revParse(moved));
 
   // No repository at all (outside any work tree).
-  const plain = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-plain-" }));
+  const plain = Deno.realPathSync(tempDirectory({ prefix: "sextant-plain-" }));
   if (!isInsideWorkTree(plain)) {
     assert.equal(headFromFiles(plain), undefined);
     assert.equal(await gitHead(plain), null);

@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isSecretName, pathJudge, takeInventory, type Verdict } from "../src/indexer/inventory.ts";
 import { parseSettings } from "../src/indexer/settings.ts";
-import { git } from "./_helpers.ts";
+import { git, tempDirectory } from "./_helpers.ts";
 
 function tree(files: Record<string, string>): string {
-  const root = Deno.makeTempDirSync({ prefix: "sextant-judge-" });
+  const root = tempDirectory({ prefix: "sextant-judge-" });
   for (const [path, text] of Object.entries(files)) {
     Deno.mkdirSync(join(root, path, ".."), { recursive: true });
     Deno.writeTextFileSync(join(root, path), text);

@@ -7,14 +7,14 @@
 import nodeAssert from "node:assert/strict";
 import { join } from "node:path";
 import { DaemonClient } from "../src/daemon/client.ts";
-import { git, runCli, startDaemon, tempCache } from "./_helpers.ts";
+import { git, runCli, startDaemon, tempCache, tempDirectory } from "./_helpers.ts";
 
 const assert = (condition: unknown, message?: string) => nodeAssert.ok(condition, message);
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
   nodeAssert.deepStrictEqual(actual, expected, message);
 
 function workspaceRoot(): string {
-  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-config-" }));
+  const root = Deno.realPathSync(tempDirectory({ prefix: "sextant-config-" }));
   for (const name of ["a", "b"]) {
     Deno.mkdirSync(join(root, name));
     Deno.writeTextFileSync(join(root, name, "x.py"), "def x():\n    return 1\n");
@@ -133,7 +133,7 @@ Deno.test("the daemon refuses the same files with the same code and line (real s
       "--workspace",
       root,
       "--socket",
-      join(Deno.makeTempDirSync({ prefix: "sx-", dir: "/tmp" }), "d.sock"),
+      join(tempDirectory({ prefix: "sx-", dir: "/tmp" }), "d.sock"),
     ],
     env: { SEXTANT_CACHE_DIR: tempCache() },
     stdout: "null",

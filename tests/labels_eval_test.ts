@@ -7,7 +7,7 @@
 import nodeAssert from "node:assert/strict";
 import { join } from "node:path";
 import type { EvalReport } from "../scripts/_eval_run.ts";
-import { fixtureRepository, git, PROJECT_ROOT, writeFiles } from "./_helpers.ts";
+import { fixtureRepository, git, PROJECT_ROOT, tempDirectory, writeFiles } from "./_helpers.ts";
 
 const assert = (condition: unknown, message?: string) => nodeAssert.ok(condition, message);
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
@@ -42,7 +42,7 @@ Deno.test("eval scores gold_symbols rows, honours commit, and takes a git workin
   });
   writeFiles(tree, { "pkg/draft.py": "def draft_rate():\n    return 0.1\n" });
 
-  const dataset = join(Deno.makeTempDirSync({ prefix: "sextant-evalset-" }), "rows.jsonl");
+  const dataset = join(tempDirectory({ prefix: "sextant-evalset-" }), "rows.jsonl");
   const rows = [
     {
       repo: "hist",
@@ -67,7 +67,7 @@ Deno.test("eval scores gold_symbols rows, honours commit, and takes a git workin
     { repo: "tree", instance_id: "gone", query: "anything", gold_symbols: ["noSuchSymbol"] },
   ];
   Deno.writeTextFileSync(dataset, rows.map((row) => JSON.stringify(row)).join("\n") + "\n");
-  const out = join(Deno.makeTempDirSync({ prefix: "sextant-evalout-" }), "report.json");
+  const out = join(tempDirectory({ prefix: "sextant-evalout-" }), "report.json");
   const run = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -112,7 +112,7 @@ Deno.test("eval scores gold_symbols rows, honours commit, and takes a git workin
 });
 
 Deno.test("eval: a row without gold is one line on stderr, not a stack trace (real process)", async () => {
-  const dataset = join(Deno.makeTempDirSync({ prefix: "sextant-evalset-" }), "rows.jsonl");
+  const dataset = join(tempDirectory({ prefix: "sextant-evalset-" }), "rows.jsonl");
   Deno.writeTextFileSync(dataset, JSON.stringify({ repo: "x", query: "q" }) + "\n");
   const run = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", join(PROJECT_ROOT, "scripts/eval.ts"), dataset],

@@ -8,7 +8,7 @@
 import nodeAssert from "node:assert/strict";
 import { join } from "node:path";
 import type { Envelope, ResultHit } from "../src/protocol/types.ts";
-import { git, runCli, tempCache, writeFiles } from "./_helpers.ts";
+import { git, runCli, tempCache, tempDirectory, writeFiles } from "./_helpers.ts";
 import { writeWorkspaceFixture } from "./_workspace_fixture.ts";
 
 const assert = (condition: unknown, message?: string) => nodeAssert.ok(condition, message);
@@ -49,7 +49,7 @@ def cart_total(n):
 };
 
 function writeThreeRepositories(): string {
-  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-labels-" }));
+  const root = Deno.realPathSync(tempDirectory({ prefix: "sextant-labels-" }));
   for (const [name, files] of Object.entries(LEDGER_SHOP_BILLING)) {
     const dir = join(root, name);
     writeFiles(dir, files);
@@ -201,9 +201,9 @@ Deno.test("a symbol with a path or a position finds what the path or position re
 });
 
 Deno.test("a request path through a symlink that leaves the repository is PathRejected (real process)", async () => {
-  const outside = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-outside-" }));
+  const outside = Deno.realPathSync(tempDirectory({ prefix: "sextant-outside-" }));
   writeFiles(outside, { "secret.ts": "export function secret(): number {\n  return 1;\n}\n" });
-  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-links-" }));
+  const root = Deno.realPathSync(tempDirectory({ prefix: "sextant-links-" }));
   writeFiles(root, { "src/a.ts": "export function a(): number {\n  return 2;\n}\n" });
   Deno.symlinkSync(outside, join(root, "away"));
   Deno.symlinkSync(join(outside, "secret.ts"), join(root, "src/secret.ts"));

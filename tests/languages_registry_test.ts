@@ -15,6 +15,7 @@ import {
   readGrammarQueries,
   readGrammarWasm,
 } from "../src/indexer/languages.ts";
+import { tempDirectory } from "./_helpers.ts";
 
 Deno.test("registry: each language's queries compile and its manifest names only node types of its grammar", async () => {
   await Parser.init({ wasmBinary: Deno.readFileSync(CORE_WASM) });
@@ -75,7 +76,7 @@ function copySync(from: string, to: string): void {
 
 /** A copy of `grammars/` with one file rewritten by `edit`, loaded without the cache. */
 function loadEdited(file: string, edit: (json: Record<string, unknown>) => void | string): void {
-  const dir = join(Deno.makeTempDirSync({ prefix: "sextant-grammars-" }), "grammars");
+  const dir = join(tempDirectory({ prefix: "sextant-grammars-" }), "grammars");
   copySync(GRAMMARS_DIR, dir);
   const path = join(dir, file);
   const json = JSON.parse(Deno.readTextFileSync(path));
@@ -148,7 +149,7 @@ Deno.test("registry: a wrong manifest is refused with its file and key", () => {
 });
 
 Deno.test("registry: the union and the manifests agree: a language without a manifest is refused", () => {
-  const dir = join(Deno.makeTempDirSync({ prefix: "sextant-grammars-" }), "grammars");
+  const dir = join(tempDirectory({ prefix: "sextant-grammars-" }), "grammars");
   copySync(GRAMMARS_DIR, dir);
   Deno.removeSync(join(dir, "lua"), { recursive: true });
   assert.throws(() => loadLanguageTable(dir), {

@@ -12,6 +12,7 @@ import {
 } from "../src/lsp/locations.ts";
 import { languageIdOf } from "../src/lsp/language_ids.ts";
 import { writeExecutable } from "./lsp_fixture.ts";
+import { tempDirectory } from "./_helpers.ts";
 
 const SOURCE = "sextant.yml";
 
@@ -89,8 +90,8 @@ Deno.test("lsp config: each bad value is an error naming its key", () => {
 });
 
 Deno.test("launch plan: minimal environment, filtered PATH, configured env", () => {
-  const bin = Deno.makeTempDirSync({ prefix: "sextant-lsp-bin-" });
-  const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-lsp-repo-" }));
+  const bin = tempDirectory({ prefix: "sextant-lsp-bin-" });
+  const repo = Deno.realPathSync(tempDirectory({ prefix: "sextant-lsp-repo-" }));
   Deno.mkdirSync(join(repo, "bin"));
   writeExecutable(bin, "some-server", "#!/bin/sh\nexit 1\n");
   const plan = launchPlan(
@@ -114,8 +115,8 @@ Deno.test("launch plan: minimal environment, filtered PATH, configured env", () 
 });
 
 Deno.test("launch plan: the safe settings of rust-analyzer, gopls, clangd and pyright win over configuration", () => {
-  const bin = Deno.makeTempDirSync({ prefix: "sextant-lsp-bin-" });
-  const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-lsp-repo-" }));
+  const bin = tempDirectory({ prefix: "sextant-lsp-bin-" });
+  const repo = Deno.realPathSync(tempDirectory({ prefix: "sextant-lsp-repo-" }));
   for (const name of ["rust-analyzer", "gopls", "clangd", "pyright-langserver"]) {
     writeExecutable(bin, name, "#!/bin/sh\nexit 1\n");
   }
@@ -167,8 +168,8 @@ Deno.test("launch plan: the safe settings of rust-analyzer, gopls, clangd and py
 });
 
 Deno.test("launch plan: typescript-language-server needs a tsserver.js outside the repositories", () => {
-  const bin = Deno.makeTempDirSync({ prefix: "sextant-lsp-bin-" });
-  const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-lsp-repo-" }));
+  const bin = tempDirectory({ prefix: "sextant-lsp-bin-" });
+  const repo = Deno.realPathSync(tempDirectory({ prefix: "sextant-lsp-repo-" }));
   writeExecutable(bin, "typescript-language-server", "#!/bin/sh\nexit 1\n");
   const typescript = join(repo, "node_modules/typescript");
   Deno.mkdirSync(join(typescript, "lib"), { recursive: true });
@@ -190,7 +191,7 @@ Deno.test("launch plan: typescript-language-server needs a tsserver.js outside t
     () => plan({ initialization_options: { tsserver: { path: "/nowhere/tsserver.js" } } }),
     /is not a TypeScript tsserver\.js/,
   );
-  const outside = Deno.makeTempDirSync({ prefix: "sextant-ts-" });
+  const outside = tempDirectory({ prefix: "sextant-ts-" });
   Deno.mkdirSync(join(outside, "lib"));
   Deno.writeTextFileSync(join(outside, "package.json"), "{}");
   Deno.writeTextFileSync(join(outside, "lib/tsserver.js"), "");

@@ -13,12 +13,13 @@ import {
   withLsp,
   writeExecutable,
 } from "./lsp_fixture.ts";
+import { tempDirectory } from "./_helpers.ts";
 
 const AT = { path: "pkg/main.py", line: 5, column: 13 };
 
 Deno.test("a server that never answers initialize times out, falls back, and is killed (real process)", async () => {
   const root = repository(PYTHON_FILES);
-  const bin = Deno.makeTempDirSync({ prefix: "sextant-lsp-bin-" });
+  const bin = tempDirectory({ prefix: "sextant-lsp-bin-" });
   // Reads stdin forever and never writes a byte (fd 3 keeps the stdout pipe open).
   const silent = writeExecutable(
     bin,
@@ -48,11 +49,11 @@ Deno.test("a server that never answers initialize times out, falls back, and is 
 });
 
 Deno.test("refused commands are reported by status and never spawned (real process)", async () => {
-  const marker = Deno.makeTempDirSync({ prefix: "sextant-marker-" });
+  const marker = tempDirectory({ prefix: "sextant-marker-" });
   const trap = (name: string) => `#!/bin/sh\ntouch ${marker}/${name}\nexec cat > /dev/null\n`;
   const root = repository({ ...PYTHON_FILES, "tools/server.sh": trap("inside") });
   Deno.chmodSync(join(root, "tools/server.sh"), 0o755);
-  const bin = Deno.makeTempDirSync({ prefix: "sextant-lsp-bin-" });
+  const bin = tempDirectory({ prefix: "sextant-lsp-bin-" });
   const notExecutable = join(bin, "plain-file");
   Deno.writeTextFileSync(notExecutable, trap("plain"));
   Deno.chmodSync(notExecutable, 0o644);

@@ -11,6 +11,7 @@ import {
   withLsp,
   writeExecutable,
 } from "./lsp_fixture.ts";
+import { tempDirectory } from "./_helpers.ts";
 
 function answered(result: RouteResult): LspAnswer {
   if (!result.ok) throw new Error(`expected an answer, got ${result.reason}: ${result.message}`);
@@ -234,7 +235,7 @@ Deno.test("a frozen server does not hold up another repository's server (real pr
 });
 
 Deno.test("pyright runs nothing from the repository: not its virtualenv's python, not a python3 on a PATH entry inside it (real process)", async () => {
-  const marker = Deno.makeTempDirSync({ prefix: "sextant-marker-" });
+  const marker = tempDirectory({ prefix: "sextant-marker-" });
   const trap = `#!/bin/sh\ntouch ${marker}/ran-$(basename "$0")\nexec /usr/bin/env python3 "$@"\n`;
   const root = repository({
     ...PYTHON_FILES,

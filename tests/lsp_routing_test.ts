@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DaemonClient } from "../src/daemon/client.ts";
-import { runCli, startDaemon, tempCache } from "./_helpers.ts";
+import { runCli, startDaemon, tempCache, tempDirectory } from "./_helpers.ts";
 import { mcpEnvironment, startMcp } from "./_mcp_client.ts";
 import {
   eventually,
@@ -31,7 +31,7 @@ const USE = { path: "pkg/main.py", line: 5, column: 13 };
 
 /** A workspace directory whose sextant.yml names one repository and the given `lsp:` section. */
 function lspWorkspace(root: string, lsp: string, agents = ""): string {
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:\n  - name: app\n    path: ${root}\nlsp:\n${lsp}${agents}`,
@@ -119,7 +119,7 @@ Deno.test("CLI (real process): navigation and symbols answered by pyright, statu
 
 Deno.test("CLI (real process): a server that never becomes ready times out into the structural answer", async () => {
   const root = repository(FILES);
-  const bin = Deno.makeTempDirSync({ prefix: "sextant-lsp-bin-" });
+  const bin = tempDirectory({ prefix: "sextant-lsp-bin-" });
   // Reads stdin forever and never answers initialize.
   const silent = writeExecutable(
     bin,

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { SUMMARY_ACTIONS } from "../src/daemon/policy.ts";
 import { METHODS } from "../src/protocol/methods.ts";
-import { fixtureRepository, runCli } from "./_helpers.ts";
+import { fixtureRepository, runCli, tempDirectory } from "./_helpers.ts";
 import { mcpCommandLine, mcpEnvironment, startMcp, textOf } from "./_mcp_client.ts";
 
 const ALPHA = {
@@ -20,7 +20,7 @@ const LIMITED_ACTIONS = ["search", "symbols", "definition", "references", "statu
 function policyWorkspace(): string {
   const alpha = fixtureRepository(ALPHA);
   const bravo = fixtureRepository(BRAVO);
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-mcp-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-mcp-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ParsePool, START_ATTEMPTS } from "../src/indexer/pool.ts";
 import { loadLanguageTable } from "../src/indexer/languages.ts";
 import type { ParseJob } from "../src/indexer/parse_types.ts";
-import { within } from "./_helpers.ts";
+import { tempDirectory, within } from "./_helpers.ts";
 
 function job(root: string, id: number): ParseJob {
   return {
@@ -23,7 +23,7 @@ function job(root: string, id: number): ParseJob {
 }
 
 Deno.test("parse pool: Workers that cannot start fail the jobs with the reason, not forever", async () => {
-  const root = Deno.makeTempDirSync({ prefix: "sextant-pool-start-" });
+  const root = tempDirectory({ prefix: "sextant-pool-start-" });
   Deno.writeTextFileSync(join(root, "a.py"), "def f():\n    return 1\n");
   const table = loadLanguageTable();
   const broken = new ParsePool({

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import { ErrorCode } from "../src/protocol/errors.ts";
 import { METHODS } from "../src/protocol/methods.ts";
-import { fixtureRepository, runCli, startDaemon, tempCache } from "./_helpers.ts";
+import { fixtureRepository, runCli, startDaemon, tempCache, tempDirectory } from "./_helpers.ts";
 
 // Strings that exist only where the limited agent may not look. It never types them.
 const FORBIDDEN = [
@@ -40,7 +40,7 @@ const TOKENS = { limited: "limited-token-123", summary: "pm-token-456" };
 function policyWorkspace(): string {
   const alpha = fixtureRepository(ALPHA);
   const bravo = fixtureRepository(BRAVO);
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   const sha = createHash("sha256").update(TOKENS.summary).digest("hex");
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
-import { fixtureRepository, git, startDaemon, writeFiles } from "./_helpers.ts";
+import { fixtureRepository, git, startDaemon, tempDirectory, writeFiles } from "./_helpers.ts";
 
 const FILES = {
   "src/main.ts": `import { helper } from "./util";
@@ -60,7 +60,7 @@ function linkedRepository(): string {
 }
 
 function workspaceFor(root: string): string {
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DaemonClient } from "../src/daemon/client.ts";
-import { fixtureRepository, startDaemon, writeFiles } from "./_helpers.ts";
+import { fixtureRepository, startDaemon, tempDirectory, writeFiles } from "./_helpers.ts";
 
 async function withDaemon<T>(
   root: string,
@@ -27,7 +27,7 @@ async function withDaemon<T>(
 }
 
 Deno.test("the resolver never reads a manifest through a symlink that leaves the repository (real socket)", async () => {
-  const outside = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-outside-" }));
+  const outside = Deno.realPathSync(tempDirectory({ prefix: "sextant-outside-" }));
   writeFiles(outside, {
     "tsconfig.json": `{ "compilerOptions": { "paths": { "@lib/*": ["src/lib/*"] } } }\n`,
   });
@@ -70,7 +70,7 @@ Deno.test("the live-scan fallback honours settings excludes, .git/info/exclude, 
     ".git/info/exclude": "scratch.ts\n",
     "scratch.ts": "export const liveWordQ = 3;\n",
   });
-  const outside = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-outside-" }));
+  const outside = Deno.realPathSync(tempDirectory({ prefix: "sextant-outside-" }));
   writeFiles(outside, { "far.ts": "export const liveWordQ = 6;\n" });
   Deno.symlinkSync(join(outside, "far.ts"), join(root, "src/far.ts"));
   Deno.symlinkSync(outside, join(root, "src/away"));

@@ -15,7 +15,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DaemonClient, RpcFailure } from "../src/daemon/client.ts";
 import { METHODS } from "../src/protocol/methods.ts";
-import { fixtureRepository, git, startDaemon, tempCache, writeFiles } from "./_helpers.ts";
+import {
+  fixtureRepository,
+  git,
+  startDaemon,
+  tempCache,
+  tempDirectory,
+  writeFiles,
+} from "./_helpers.ts";
 
 /** Files the limited agent may see, in both worlds. */
 const VISIBLE = {
@@ -153,7 +160,7 @@ function makeWorld(scenario: Scenario, hidden: boolean, beta: string): World {
   git(alpha, "init", "-q");
   git(alpha, "add", "-A");
   git(alpha, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "fixture");
-  const workspace = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspace = tempDirectory({ prefix: "sextant-ws-" });
   Deno.writeTextFileSync(
     join(workspace, "sextant.yml"),
     `repositories:

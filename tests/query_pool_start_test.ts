@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { QueryPool, START_ATTEMPTS } from "../src/daemon/query_pool.ts";
-import { within } from "./_helpers.ts";
+import { tempDirectory, within } from "./_helpers.ts";
 
 Deno.test("query pool: Workers that cannot start again fail the jobs with the reason, not forever; the pool serves once one starts", async () => {
-  const directory = Deno.makeTempDirSync({ prefix: "sextant-query-start-" });
+  const directory = tempDirectory({ prefix: "sextant-query-start-" });
   const marker = join(directory, "broken");
   Deno.env.set("SEXTANT_TEST_UNSTARTABLE", marker);
   const pool = new QueryPool(1, {

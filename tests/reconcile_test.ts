@@ -5,6 +5,7 @@ import {
   fixtureRepository,
   git,
   openTarget,
+  tempDirectory,
   withWorkspace,
   writeFiles,
 } from "./_helpers.ts";
@@ -289,7 +290,7 @@ Deno.test("a repository path that does not exist is a clear error", async () => 
 
 /** Indexes a fixture into a fresh cache and returns where its target is. */
 async function indexOnce(root: string): Promise<{ cache: string; databasePath: string }> {
-  const cache = Deno.makeTempDirSync();
+  const cache = tempDirectory();
   const databasePath = await withWorkspace(root, async (workspace, run) => {
     await run("refresh");
     return workspace.repositories[0].location.databasePath;
@@ -326,7 +327,7 @@ Deno.test("a file skipped for its bytes is not read again while its stat stays, 
   assert.equal(binary.length, text.length);
   const root = fixtureRepository({ "a.py": PY("alpha"), "blob.py": binary });
   const blob = join(root, "blob.py");
-  const cache = Deno.makeTempDirSync({ prefix: "sextant-skips-" });
+  const cache = tempDirectory({ prefix: "sextant-skips-" });
   const first = await withWorkspace(root, async (_ws, run) => report(await run("refresh")), cache);
   assert.equal(first.skipped.binary, 1);
   const { mtime } = Deno.statSync(blob);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { AccessPolicy } from "../src/daemon/policy.ts";
 import { WireError } from "../src/protocol/errors.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
-import { git, tempCache, writeFiles } from "./_helpers.ts";
+import { git, tempCache, tempDirectory, writeFiles } from "./_helpers.ts";
 
 function nestedRepository(root: string, path: string): void {
   writeFiles(root, { [`${path}/main.py`]: "def main():\n    return 0\n" });
@@ -11,7 +11,7 @@ function nestedRepository(root: string, path: string): void {
 }
 
 Deno.test("registry: discovery adds nested git repositories; explicit entries keep their names", async () => {
-  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-ws-" }));
+  const root = Deno.realPathSync(tempDirectory({ prefix: "sextant-ws-" }));
   for (
     const path of ["services/core", "services/api", "libs/util", "node_modules/pkg", ".hidden/x"]
   ) {
@@ -54,7 +54,7 @@ project_siblings:
 });
 
 Deno.test("registry: without discovery only explicit repositories; a bad agents section is a clear error", async () => {
-  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-ws-" }));
+  const root = Deno.realPathSync(tempDirectory({ prefix: "sextant-ws-" }));
   nestedRepository(root, "a");
   nestedRepository(root, "b");
   writeFiles(root, { "sextant.yml": "repositories:\n  - name: a\n    path: a\n" });

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { runAction } from "../src/actions/dispatch.ts";
 import { Workspace } from "../src/workspace/workspace.ts";
-import { fixtureRepository, tempCache, writeFiles } from "./_helpers.ts";
+import { fixtureRepository, tempCache, tempDirectory, writeFiles } from "./_helpers.ts";
 
 Deno.test("search: only visible repositories and allowed paths are searched or counted", async () => {
   const shared = "export function secretRotation() {\n  return 'rotate keys';\n}\n";
   const alpha = fixtureRepository({ "src/open.ts": shared, "private/keys.ts": shared });
   const beta = fixtureRepository({ "src/beta.ts": shared });
-  const workspaceDir = Deno.makeTempDirSync({ prefix: "sextant-ws-" });
+  const workspaceDir = tempDirectory({ prefix: "sextant-ws-" });
   writeFiles(workspaceDir, {
     "sextant.yml":
       `repositories:\n  - name: alpha\n    path: ${alpha}\n  - name: beta\n    path: ${beta}\n`,

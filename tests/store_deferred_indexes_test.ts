@@ -12,7 +12,14 @@ import type { FileRecord } from "../src/store/writer.ts";
 import type { SymbolRow } from "../src/store/records.ts";
 import { packRelations } from "../src/store/relation_pack.ts";
 import { packText } from "../src/store/packing.ts";
-import { fixtureRepository, openTarget, tempCache, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  fixtureRepository,
+  openTarget,
+  tempCache,
+  tempDirectory,
+  withWorkspace,
+  writeFiles,
+} from "./_helpers.ts";
 
 const DEFERRED_NAMES = DEFERRED_INDEXES.map((sql) => /EXISTS (\w+) ON/.exec(sql)![1]);
 
@@ -114,7 +121,7 @@ function record(path: string, symbols: SymbolRow[]): FileRecord {
 }
 
 Deno.test("a symbol id written twice in a cold build keeps the row written last", () => {
-  const root = Deno.makeTempDirSync({ prefix: "sextant-deferred-" });
+  const root = tempDirectory({ prefix: "sextant-deferred-" });
   const location = targetLocation(root, tempCache());
   const replacement = beginReplacement(location);
   try {

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fixtureRepository, tempCache, withWorkspace, writeFiles } from "./_helpers.ts";
+import {
+  fixtureRepository,
+  tempCache,
+  tempDirectory,
+  withWorkspace,
+  writeFiles,
+} from "./_helpers.ts";
 import type { RefreshReport } from "../src/indexer/refresh.ts";
 import type { Envelope, StatusData } from "../src/protocol/types.ts";
 
@@ -52,7 +58,7 @@ Deno.test("a repository's own max_file_size is capped at the workspace's limit, 
   });
 
   // A workspace that allows 2 MiB: the repository may use up to that, and is capped there.
-  const workspaceDir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sextant-ws-" }));
+  const workspaceDir = Deno.realPathSync(tempDirectory({ prefix: "sextant-ws-" }));
   Deno.writeTextFileSync(
     join(workspaceDir, "sextant.yml"),
     `workspace:\n  max_file_size: 2097152\nrepositories:\n  - name: repo\n    path: ${root}\n`,

@@ -4,7 +4,7 @@ import { loadLanguageTable } from "../src/indexer/languages.ts";
 import { ParsePool } from "../src/indexer/pool.ts";
 import type { ParseJob, ParseReply } from "../src/indexer/parse_types.ts";
 import { raceParses } from "../scripts/toctou.ts";
-import { fixtureRepository } from "./_helpers.ts";
+import { fixtureRepository, tempDirectory } from "./_helpers.ts";
 
 Deno.test("no interleaving reads outside the root: a directory exchanged with an outside symlink in a tight loop during parses and refreshes", async () => {
   const report = await raceParses({ parses: 2_000, refreshes: 4, threadReads: 2_000 });
@@ -41,7 +41,7 @@ Deno.test("the Worker judges what it opened: a link made after the listing, a FI
     "src/a.ts": "export const a = 1;\n",
     "src/b.ts": "export const b = 2;\n",
   }, { git: false });
-  const outside = Deno.makeTempDirSync();
+  const outside = tempDirectory();
   Deno.writeTextFileSync(join(outside, "secret.ts"), "export const secret = 3;\n");
   const pool = new ParsePool({ root, table: loadLanguageTable(), size: 1 });
   try {

@@ -47,5 +47,6 @@ Deno.test("a parse Worker cannot read outside the repository root", async () => 
     assert.equal(link.status, "skipped");
   } finally {
     pool.close();
+    Deno.removeSync(outside);
   }
 });

@@ -15,7 +15,7 @@ import {
   type RelayRequest,
   WorkerRelayHost,
 } from "../src/workspace/worker_relay.ts";
-import { within } from "./_helpers.ts";
+import { tempDirectory, within } from "./_helpers.ts";
 
 function job(root: string, id: number, path = "a.py"): ParseJob {
   return {
@@ -47,7 +47,7 @@ function relay(): { relayed: RelayedWorkers; host: WorkerRelayHost; seen: string
 }
 
 Deno.test("worker relay: a pool's Workers started by its parent parse over their port, and end with the pool", async () => {
-  const root = Deno.makeTempDirSync({ prefix: "sextant-relay-" });
+  const root = tempDirectory({ prefix: "sextant-relay-" });
   Deno.writeTextFileSync(join(root, "a.py"), "def f():\n    return 1\n");
   Deno.writeTextFileSync(join(root, "b.py"), "class B:\n    def g(self):\n        return f()\n");
   const { relayed, host, seen } = relay();
@@ -62,7 +62,7 @@ Deno.test("worker relay: a pool's Workers started by its parent parse over their
     assert.equal(host.size, 1);
     assert.deepEqual(seen, ["relay-start", "relay-port"]);
     // The Worker reads only its root, as one the pool starts itself.
-    const outside = Deno.makeTempDirSync({ prefix: "sextant-relay-out-" });
+    const outside = tempDirectory({ prefix: "sextant-relay-out-" });
     Deno.writeTextFileSync(join(outside, "c.py"), "x = 1\n");
     const refused = await within(pool.parse(job(outside, 3, "c.py")), 60_000, "a file outside");
     assert.notEqual(refused.status, "parsed");
@@ -76,7 +76,7 @@ Deno.test("worker relay: a pool's Workers started by its parent parse over their
 });
 
 Deno.test("worker relay: Workers that cannot load are reported back and fail the jobs with the reason", async () => {
-  const root = Deno.makeTempDirSync({ prefix: "sextant-relay-broken-" });
+  const root = tempDirectory({ prefix: "sextant-relay-broken-" });
   Deno.writeTextFileSync(join(root, "a.py"), "def f():\n    return 1\n");
   const { relayed, host, seen } = relay();
   const pool = new ParsePool({
