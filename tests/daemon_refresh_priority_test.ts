@@ -1,12 +1,12 @@
 /**
  * The daemon's refresh runs beside its answers at a lower CPU priority, and
- * its parse Workers do not outlive the refreshes (Linux: threads are read
- * from /proc).
+ * its parse Workers do not outlive the refreshes: one fresh Worker stands by
+ * for the next (Linux: threads are read from /proc).
  */
 import assert from "node:assert/strict";
 import { DaemonClient } from "../src/daemon/client.ts";
 import { POOL_IDLE_MS, REFRESH_NICE } from "../src/workspace/refresh_priority.ts";
-import { fixtureRepository, startDaemon, tempDirectory } from "./_helpers.ts";
+import { fixtureRepository, startDaemon, tempDirectory, writeFiles } from "./_helpers.ts";
 
 /** The Worker threads of a process (Deno names them `worker-N`) with their nice values. */
 function workerThreads(pid: number): { name: string; nice: number }[] {
@@ -35,13 +35,11 @@ function sources(count: number): Record<string, string> {
 
 Deno.test({
   name:
-    "daemon (real process): the refresh Worker and its parse Workers run at a lower priority than the query Workers, and the parse Workers end when refreshes stop",
+    "daemon (real process): the refresh Worker and its parse Workers run at a lower priority than the query Workers; when refreshes stop the parse Workers end and one fresh Worker stands by, which the next refresh uses",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    const daemon = await startDaemon({
-      workspace: fixtureRepository(sources(40)),
-      args: ["--query-workers", "2"],
-    });
+    const root = fixtureRepository(sources(40));
+    const daemon = await startDaemon({ workspace: root, args: ["--query-workers", "2"] });
     const client = await DaemonClient.connect(daemon.socket);
     try {
       const pid = daemon.process.pid;
@@ -65,9 +63,28 @@ Deno.test({
       assert.ok(search.results.length > 0);
       assert.deepEqual(workerThreads(pid).slice(0, 1).map((t) => t.nice), [0]);
 
+      // Idle: the refresh's parse Workers are gone, and one new Worker stands by.
       await new Promise((resolve) => setTimeout(resolve, POOL_IDLE_MS + 2000));
       const idle = workerThreads(pid);
-      assert.deepEqual(idle.map((t) => t.nice), [0, REFRESH_NICE], JSON.stringify(idle));
+      assert.deepEqual(
+        idle.map((t) => t.nice),
+        [0, REFRESH_NICE, REFRESH_NICE],
+        JSON.stringify(idle),
+      );
+      const standby = idle[2].name;
+      assert.ok(!parse.some((t) => t.name === standby), JSON.stringify({ parse, idle }));
+      // An edit's refresh parses in the standby: no Worker starts for it.
+      writeFiles(root, { "src/m3.ts": "export function edited(): number {\n  return 3;\n}\n" });
+      const edit = await client.request("refresh", {}) as {
+        data: { reports: { parsed: number }[] };
+      };
+      assert.equal(edit.data.reports[0].parsed, 1);
+      assert.deepEqual(workerThreads(pid).map((t) => t.name), idle.map((t) => t.name));
+      // Used, it is replaced by a fresh one once refreshes stop again.
+      await new Promise((resolve) => setTimeout(resolve, POOL_IDLE_MS + 2000));
+      const again = workerThreads(pid);
+      assert.equal(again.length, 3, JSON.stringify(again));
+      assert.notEqual(again[2].name, standby, JSON.stringify(again));
     } finally {
       client.close();
       await daemon.stop();

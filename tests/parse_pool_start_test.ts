@@ -58,3 +58,22 @@ Deno.test("parse pool: Workers that cannot start fail the jobs with the reason, 
     Deno.removeSync(root, { recursive: true });
   }
 });
+
+Deno.test("parse pool: a warmed pool's Worker has its grammars before any job, and parses with them", async () => {
+  const root = tempDirectory({ prefix: "sextant-pool-warm-" });
+  Deno.writeTextFileSync(join(root, "a.py"), "def f():\n    return 1\n");
+  const pool = new ParsePool({ root, table: loadLanguageTable(), size: 1 });
+  try {
+    assert.ok(pool.fresh);
+    assert.deepEqual(pool.languages(), []);
+    pool.warm(["python", "no-such-language"]);
+    // The grammar went ahead of the job (which then carries none): the parse needs it there.
+    assert.deepEqual(pool.languages(), ["python"]);
+    const reply = await within(pool.parse(job(root, 1)), 60_000, "a warmed pool");
+    assert.equal(reply.status, "parsed");
+    assert.ok(reply.status === "parsed" && reply.rows.symbols.some((s) => s.name === "f"));
+    assert.ok(!pool.fresh);
+  } finally {
+    pool.close();
+  }
+});

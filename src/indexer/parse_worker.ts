@@ -128,6 +128,15 @@ export interface WorkerRelease {
   type: "release";
 }
 
+/**
+ * A grammar sent ahead of any job of its language (`ParsePool.warm`): loaded and its query
+ * compiled while the Worker waits, so its first job of that language parses at once.
+ */
+export interface WorkerWarm {
+  type: "grammar";
+  grammar: WorkerGrammar;
+}
+
 /** The last file opened, its descriptor open until the pool has checked where it lies. */
 let held: OpenedFile | null = null;
 
@@ -305,7 +314,9 @@ function skipped(job: ParseJob, reason: SkipReason, message: string): ParseReply
 /** Where answers go: the Worker's parent, or the port it was given (`WorkerPort`). */
 let post = (message: unknown, transfer: Transferable[] = []) => self.postMessage(message, transfer);
 
-self.onmessage = (event: MessageEvent<WorkerPort | WorkerInit | WorkerRelease | ParseJob>) => {
+self.onmessage = (
+  event: MessageEvent<WorkerPort | WorkerInit | WorkerRelease | WorkerWarm | ParseJob>,
+) => {
   const message = event.data;
   if ("type" in message && message.type === "port") {
     const port = message.port;
@@ -313,10 +324,12 @@ self.onmessage = (event: MessageEvent<WorkerPort | WorkerInit | WorkerRelease | 
     port.onmessage = receive;
     return;
   }
-  return receive(event as MessageEvent<WorkerInit | WorkerRelease | ParseJob>);
+  return receive(event as MessageEvent<WorkerInit | WorkerRelease | WorkerWarm | ParseJob>);
 };
 
-async function receive(event: MessageEvent<WorkerInit | WorkerRelease | ParseJob>): Promise<void> {
+async function receive(
+  event: MessageEvent<WorkerInit | WorkerRelease | WorkerWarm | ParseJob>,
+): Promise<void> {
   const message = event.data;
   release();
   if ("type" in message) {
@@ -341,6 +354,11 @@ async function receive(event: MessageEvent<WorkerInit | WorkerRelease | ParseJob
       // start fails at `await ready`).
       const started = () => post({ type: "ready" } satisfies WorkerReady);
       ready.then(started, started);
+    } else if (message.type === "grammar") {
+      const { language } = message.grammar;
+      grammars.set(language, message.grammar);
+      // A failure here is the first job's to report (it awaits the same load).
+      ready?.then(() => grammarFor(language)).catch(() => {});
     }
     return;
   }
