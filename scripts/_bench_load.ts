@@ -115,15 +115,15 @@ export interface DaemonResult {
   rss_after_mb: number;
   /**
    * VmRSS once the daemon has settled after the refresh: its parse Workers closed (they stay
-   * `POOL_IDLE_MS` after the last refresh), no request since.
+   * `POOL_IDLE_MS` after the last refresh) and one fresh Worker standing by, no request since.
    */
   rss_settled_mb: number;
   /**
-   * A one-file refresh through the socket once settled, whose parse Worker must start (the pool
-   * closed after `POOL_IDLE_MS`: an agent's refresh after a pause), then one more at once (the
-   * Worker alive). Null when no file was changed.
+   * A one-file refresh through the socket once settled (the pool closed after `POOL_IDLE_MS`,
+   * one fresh Worker standing by: an agent's refresh after a pause), then one more at once (the
+   * Worker that parsed the first alive). Null when no file was changed.
    */
-  one_file_refresh: { pool_starting_ms: number; pool_alive_ms: number } | null;
+  one_file_refresh: { after_pause_ms: number; pool_alive_ms: number } | null;
   /**
    * One `query` process (`deno run` with the `query` task's flags, `symbols` of a definition),
    * start to exit, median of `CLI_RUNS`: answered by the daemon, and `--embedded` (this process
@@ -232,8 +232,8 @@ export async function benchDaemon(
         await daemon.control.request("refresh", {});
         return round(performance.now() - editStarted, 1);
       };
-      const pool_starting_ms = await timedEdit(changed.length);
-      one_file_refresh = { pool_starting_ms, pool_alive_ms: await timedEdit(changed.length + 1) };
+      const after_pause_ms = await timedEdit(changed.length);
+      one_file_refresh = { after_pause_ms, pool_alive_ms: await timedEdit(changed.length + 1) };
     }
     const status = await daemon.control.request("status").catch(() => null) as
       | { data?: { daemon?: { cache?: { hits: number; misses: number } } } }
@@ -613,7 +613,7 @@ export function summary(label: string, result: DaemonResult): string {
     ` | refresh ${result.during_refresh.refresh?.ms} ms, ${result.during_refresh.refresh?.parsed} parsed`,
     `one-file refresh  ${
       result.one_file_refresh
-        ? `${result.one_file_refresh.pool_starting_ms} ms with its parse Worker starting, ` +
+        ? `${result.one_file_refresh.after_pause_ms} ms after a pause (the standby Worker), ` +
           `${result.one_file_refresh.pool_alive_ms} ms with it alive`
         : "none"
     }`,

@@ -244,8 +244,8 @@ function daemonSummary(d: DaemonResult): string {
     } MB, VmHWM ${fmt(d.peak_rss_mb, 0)} MB; refresh of ${d.during_refresh.changed_files} files ` +
     (refresh ? `${fmt(refresh.ms / 1000, 2)}s (parsed ${refresh.parsed})` : "failed") +
     (d.one_file_refresh
-      ? `; one-file refresh ${fmt(d.one_file_refresh.pool_starting_ms, 0)} ms with its parse ` +
-        `Worker starting, ${fmt(d.one_file_refresh.pool_alive_ms, 0)} ms with it alive`
+      ? `; one-file refresh ${fmt(d.one_file_refresh.after_pause_ms, 0)} ms after a pause (the ` +
+        `standby Worker), ${fmt(d.one_file_refresh.pool_alive_ms, 0)} ms with it alive`
       : "") +
     (d.cli
       ? `; a query process (symbols) ${fmt(d.cli.daemon_ms, 0)} ms through the daemon, ` +
