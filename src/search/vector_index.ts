@@ -18,7 +18,7 @@
  * the indexes they load to the pool (`takeLoadedIndexes`), which gives them to
  * the other Workers (`adoptIndexes`).
  */
-import { readQuantized } from "../engine/vector.ts";
+import { HASH_MODEL_ID, readQuantized } from "../engine/vector.ts";
 import { selectValue, stableOrder } from "../engine/order.ts";
 import { KeptBySize } from "../engine/kept.ts";
 import { MemoKey, type TargetReader, type VectorRow } from "../store/reader.ts";
@@ -94,8 +94,9 @@ const loaded: SharedVectorIndex[] = [];
 /**
  * The vector index of a target's current generation for a model, loaded on first use: rows in
  * the chunk table's (content) order, each chunk that has a vector of the model. The values of a
- * chunk the index of an earlier generation held (this thread's, or one adopted from another)
- * are copied from it; only the others are read from the target, all of them when most are new.
+ * chunk, or of a content, the index of an earlier generation held (this thread's, or one adopted
+ * from another) are copied from it; only the others are read from the target, all of them when
+ * most are new.
  * Reading every vector and putting them in content order took 216-318 ms on sympy (25k chunks)
  * for each new generation in each query Worker, while every request behind it waited; a
  * generation after a one-file refresh now reads a few rows.
@@ -125,8 +126,9 @@ const READ = -1;
 const LEFT_OUT = -2;
 
 /**
- * The index of a reader's generation: the values of chunks `previous` (an index of an earlier
- * generation of the same target and model, or null) holds are copied from it, the others read.
+ * The index of a reader's generation: the values of chunks and contents `previous` (an index of
+ * an earlier generation of the same target and model, or null) holds are copied from it, the
+ * others read.
  */
 export function generationIndex(
   reader: TargetReader,
@@ -141,8 +143,7 @@ export function generationIndex(
   // in one build of the target a chunk id is never reused and a chunk row never rewritten (it
   // goes only with its file's row), so a chunk held by both generations was held by every one
   // between them, its content never an orphan, its stored vector never dropped nor stored
-  // again: the same values, for an embedding provider's model too. Chunks of new rows (an
-  // edited or added file) are read, whatever content they hold.
+  // again: the same values, for an embedding provider's model too.
   if (!previous?.hashed || previous.build !== build) previous = null;
   // Each chunk's source in content order: a row of `previous`, READ or LEFT_OUT.
   const from = new Int32Array(count).fill(READ);
@@ -151,6 +152,30 @@ export function generationIndex(
     for (let row = 0; row < previous.rows; row++) {
       const at = table.rows.get(previous.chunkIds[row]);
       if (at === undefined) continue;
+      from[at] = row;
+      reading--;
+    }
+  }
+  // New rows whose content the earlier index holds (an edited file's unchanged definitions)
+  // are copied too, found by content hash: a hashing vector is all its key says (symbol path
+  // and text). An embedding provider's vector dropped as an orphan may be stored again with
+  // other values, so for its models only the generation just before is a source (a content
+  // held by both was never dropped between them).
+  if (
+    previous && reading > 0 &&
+    (model === HASH_MODEL_ID || previous.generation === generation - 1)
+  ) {
+    const wanted = new Set<number>();
+    for (let at = 0; at < count; at++) if (from[at] === READ) wanted.add(table.hashes[at]);
+    const held = new Map<number, number>();
+    for (let row = 0; row < previous.rows; row++) {
+      const hash = previous.hashes[row];
+      if (wanted.has(hash) && !held.has(hash)) held.set(hash, row);
+    }
+    for (let at = 0; at < count && held.size > 0; at++) {
+      if (from[at] !== READ) continue;
+      const row = held.get(table.hashes[at]);
+      if (row === undefined) continue;
       from[at] = row;
       reading--;
     }
