@@ -38,6 +38,8 @@ export function load(path: string) { return new Loader().load(path); }
 export const LOAD_LIMIT = 3;
 `,
   "src/config.ts": `export function parseConfig(path: string) { return path; }\n`,
+  // A definition whose name holds a separator (`Outer.Inner`), found through a partial index.
+  "src/ns.ts": `namespace Outer.Inner {\n  export function settle() { return 1; }\n}\n`,
   "lib/foo.rb": `
 module Foo
   class Bar
@@ -129,6 +131,10 @@ Deno.test("symbol search through the name index answers as the full scan did, ra
         "Foo::Bar",
         "Kernel::handle",
         "App\\Kernel",
+        "Inner",
+        "Outer.Inner",
+        "outer.inner",
+        "r.Inner",
         "a::load",
         "parse_config",
         "parse",
