@@ -4,7 +4,7 @@
  * never reused). After every kind of edit it must equal the table a new reader reads whole.
  */
 import assert from "node:assert/strict";
-import type { ChunkColumns } from "../src/store/reader.ts";
+import { type ChunkColumns, ChunkRowIndex } from "../src/store/reader.ts";
 import { openTargetReader } from "../src/store/target.ts";
 import { fixtureRepository, withWorkspace, writeFiles } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
@@ -52,8 +52,9 @@ Deno.test("chunk table: carried from generation to generation, equal to a whole 
     let added = 0;
     for (let round = 0; round < 14; round++) {
       // The long-lived reader (the workspace's) reads its table before the edit.
-      const before = workspace.withReader(repo, (reader) => reader.chunkColumns().ids.length);
-      assert.ok((before.value ?? 0) > 0);
+      const before = workspace.withReader(repo, (reader) => Array.from(reader.chunkColumns().ids))
+        .value ?? [];
+      assert.ok(before.length > 0);
       const kind = round % 7;
       if (kind === 0 || kind === 5) {
         // Lines above every chunk move down: same contents, other lines and bytes.
@@ -89,6 +90,13 @@ Deno.test("chunk table: carried from generation to generation, equal to a whole 
       const report = await workspace.refresh(repo);
       assert.ok(report.generation > 0);
       const carried = workspace.withReader(repo, (reader) => rowsOf(reader.chunkColumns()));
+      // A chunk gone since (its file deleted, renamed or rewritten) has no row.
+      const held = new Set(carried.value!.map((row) => row[0]));
+      const gone = before.filter((id) => !held.has(id));
+      if (kind === 2 || kind === 3) assert.ok(gone.length > 0, `round ${round}`);
+      workspace.withReader(repo, (reader) => {
+        for (const id of gone) assert.equal(reader.chunkColumns().rows.get(id), undefined);
+      });
       const opened = openTargetReader(repo.location);
       assert.ok(opened.reader, `round ${round}: the target opens`);
       try {
@@ -99,4 +107,17 @@ Deno.test("chunk table: carried from generation to generation, equal to a whole 
       }
     }
   });
+});
+
+Deno.test("chunk row index: an id's row, and none for ids it does not hold, dense or sparse", () => {
+  // Dense: ids over a span a few times their count (a build, then refreshes' new ids above).
+  const dense = new ChunkRowIndex(Int32Array.from([7, 3, 9, 4, 20]));
+  assert.deepEqual([7, 3, 9, 4, 20].map((id) => dense.get(id)), [0, 1, 2, 3, 4]);
+  for (const id of [2, 5, 8, 19, 21, 1000, -1, 0, 3.5, NaN]) assert.equal(dense.get(id), undefined);
+  // Sparse: ids far apart (a span past the array's bound) come from a Map, alike.
+  const far = Int32Array.from([5, 2_000_000_000, 70_000]);
+  const sparse = new ChunkRowIndex(far);
+  assert.deepEqual(Array.from(far, (id) => sparse.get(id)), [0, 1, 2]);
+  for (const id of [4, 6, 69_999, 1_999_999_999]) assert.equal(sparse.get(id), undefined);
+  assert.equal(new ChunkRowIndex(new Int32Array(0)).get(0), undefined);
 });

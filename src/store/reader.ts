@@ -203,7 +203,7 @@ const TERM_DOCUMENTS = new MemoKey<Map<string, number>>("store:term-documents");
 
 /** Every chunk of a generation in columns, with its row by id and its rows by file. */
 interface ChunkTable {
-  rows: Map<number, number>;
+  rows: ChunkRowIndex;
   ids: Int32Array;
   fileIds: Int32Array;
   startLines: Int32Array;
@@ -1472,7 +1472,52 @@ function chunkTable(rows: unknown[][], order: Int32Array): ChunkTable {
   const table = emptyChunkTable(order.length);
   const kinds = new Map<string, string>();
   for (let at = 0; at < order.length; at++) setRow(table, at, rows[order[at]], kinds);
+  table.rows = new ChunkRowIndex(table.ids);
   return table;
+}
+
+/** Ids spread over at most this many times their count are looked up in an array over the span. */
+const DENSE_SPAN = 4;
+
+/**
+ * A chunk id's row in a chunk table. Chunk ids are AUTOINCREMENT: a build's ids start dense and
+ * each refresh adds its new rows' ids above the rest, so one `Int32Array` over the span of the
+ * table's ids (its row, or -1) stands in for a Map of 25k entries that every new generation built
+ * again (most of the time `carriedTable` took); a span grown past `DENSE_SPAN` times the rows
+ * (many refreshes since the build) takes a Map.
+ */
+export class ChunkRowIndex {
+  readonly #base: number;
+  readonly #dense: Int32Array | null;
+  readonly #sparse: Map<number, number> | null;
+
+  constructor(ids: Int32Array) {
+    let min = Infinity;
+    let max = -Infinity;
+    for (let at = 0; at < ids.length; at++) {
+      if (ids[at] < min) min = ids[at];
+      if (ids[at] > max) max = ids[at];
+    }
+    this.#base = ids.length > 0 ? min : 0;
+    const span = ids.length > 0 ? max - min + 1 : 0;
+    if (span <= DENSE_SPAN * ids.length + 1024) {
+      this.#dense = new Int32Array(span).fill(-1);
+      for (let at = 0; at < ids.length; at++) this.#dense[ids[at] - this.#base] = at;
+      this.#sparse = null;
+    } else {
+      this.#dense = null;
+      this.#sparse = new Map();
+      for (let at = 0; at < ids.length; at++) this.#sparse.set(ids[at], at);
+    }
+  }
+
+  /** The row of chunk `id`, or undefined when the table does not hold it. */
+  get(id: number): number | undefined {
+    const dense = this.#dense;
+    if (dense === null) return this.#sparse!.get(id);
+    const row = dense[id - this.#base];
+    return row === undefined || row < 0 ? undefined : row;
+  }
 }
 
 /**
@@ -1527,7 +1572,6 @@ function carriedTable(
     table.hashes.set(earlier.hashes.subarray(from, end), at);
     const own: number[] = [];
     for (let row = from; row < end; row++, at++) {
-      table.rows.set(earlier.ids[row], at);
       table.kinds[at] = earlier.kinds[row];
       table.symbolPaths[at] = earlier.symbolPaths[row];
       own.push(at);
@@ -1535,12 +1579,13 @@ function carriedTable(
     table.byFile.set(earlier.fileIds[from], own);
   }
   addUpTo(Infinity);
+  table.rows = new ChunkRowIndex(table.ids);
   return table;
 }
 
 function emptyChunkTable(count: number): ChunkTable {
   return {
-    rows: new Map(),
+    rows: new ChunkRowIndex(new Int32Array(0)),
     ids: new Int32Array(count),
     fileIds: new Int32Array(count),
     startLines: new Int32Array(count),
@@ -1562,7 +1607,6 @@ function setRow(table: ChunkTable, at: number, row: unknown[], kinds: Map<string
   if (kind === undefined) kinds.set(kind = row[5] as string, kind);
   const id = Number(row[0]);
   const fileId = Number(row[1]);
-  table.rows.set(id, at);
   table.ids[at] = id;
   table.fileIds[at] = fileId;
   table.startLines[at] = Number(row[2]);
