@@ -90,6 +90,10 @@ Deno.test("chunk table: carried from generation to generation, equal to a whole 
       const report = await workspace.refresh(repo);
       assert.ok(report.generation > 0);
       const carried = workspace.withReader(repo, (reader) => rowsOf(reader.chunkColumns()));
+      // The table holds every chunk row (none left out for want of its file).
+      workspace.withReader(repo, (reader) => {
+        assert.equal(reader.fileTable().chunks, carried.value!.length, `round ${round}`);
+      });
       // A chunk gone since (its file deleted, renamed or rewritten) has no row.
       const held = new Set(carried.value!.map((row) => row[0]));
       const gone = before.filter((id) => !held.has(id));
