@@ -80,6 +80,10 @@ const workspace = await Workspace.open({
   directory: target.workspaceDirectory,
   cacheDirectory: target.cacheDirectory,
 });
+// A kept target of an older schema or pipeline is rebuilt here, not answered from: searches on it
+// would fall back to scanning the working tree, one by one (minutes, and fallback answers).
+const report = await workspace.refresh(workspace.repositories[0]);
+if (report.parsed > 0) console.error(`refreshed: ${report.parsed} files parsed`);
 try {
   if (args.values.dump) {
     const queries = timed.map((d) => d.name);
