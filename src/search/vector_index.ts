@@ -180,11 +180,12 @@ export function generationIndex(
       reading--;
     }
   }
-  const missing: number[] = [];
+  let missing: number[] | null = null; // null: read all of the model's vectors
   if (reading <= count * READ_ALL_SHARE) {
+    missing = [];
     for (let at = 0; at < count; at++) if (from[at] === READ) missing.push(table.hashes[at]);
   }
-  const read = reader.chunkVectors(model, reading > count * READ_ALL_SHARE ? null : missing);
+  const read = reader.chunkVectors(model, missing);
   // The first vector decides the dimensions, and a vector of other dimensions is left out (as
   // `loadVectorIndex` does).
   const fresh: ({ scale: number; values: Int8Array } | undefined)[] = [];
