@@ -4,11 +4,11 @@
  * isolate's.
  */
 import assert from "node:assert/strict";
-import { GenerationCache } from "../src/resolver/generation_cache.ts";
+import { GenerationCache, KeptPool } from "../src/resolver/generation_cache.ts";
 
 Deno.test("an entry read since it was kept outlives older unread ones; unread ones go oldest first", () => {
   // Entries of weight 10 (9 + 1): four fit in 40.
-  const cache = new GenerationCache(40);
+  const cache = new GenerationCache(new KeptPool(40));
   const made: string[] = [];
   const get = (key: string) =>
     cache.get(key, () => {
@@ -33,7 +33,7 @@ Deno.test("an entry read since it was kept outlives older unread ones; unread on
 });
 
 Deno.test("an entry over a quarter of the weight is made and not kept", () => {
-  const cache = new GenerationCache(40);
+  const cache = new GenerationCache(new KeptPool(40));
   let made = 0;
   const get = () => cache.get("big", () => ++made, () => 20);
   assert.equal(get(), 1);

@@ -1,9 +1,11 @@
 /**
  * What the resolver keeps per generation of a target (rows as records, file
- * lines, a function's bracket depths) never outlives the generation, and never
- * shows one caller what another may not see: a refresh that changes the answer
- * changes it at once, a warm answer equals the cold one, and a path-restricted
- * caller asking after an unrestricted one (or before) gets its own answer.
+ * lines, a function's bracket depths, and for callers who see every path what
+ * relations resolve to) never outlives the generation, and never shows one
+ * caller what another may not see: a refresh that changes the answer changes
+ * it at once, a warm answer equals the cold one (reading fewer rows), and a
+ * path-restricted caller asking after an unrestricted one (or before) gets its
+ * own answer.
  */
 import nodeAssert from "node:assert/strict";
 import { join } from "node:path";
@@ -26,6 +28,17 @@ const FILES: Record<string, string> = {
 
 function callers(envelope: Envelope): string[] {
   return envelope.results.map((h) => `${h.path}:${h.start_line} ${h.symbol}`).sort();
+}
+
+/** Rows an answer says it read. */
+function rowsRead(envelope: Envelope): number {
+  return (envelope.data as { rows_read: number }).rows_read;
+}
+
+/** An answer without the rows it read (fewer once resolutions are kept). */
+function withoutRows(envelope: Envelope) {
+  const { rows_read: _, ...data } = envelope.data as Record<string, unknown>;
+  return { ...answerOf(envelope), data };
 }
 
 /** The parts of an answer that must not depend on what was asked before. */
@@ -54,12 +67,20 @@ Deno.test("a refresh that changes an answer changes it: nothing read for the old
     const ask = () => runAction(workspace, "callers", { symbol: "helper" });
     const cold = await ask();
     assertEquals(callers(cold), ["a.py:5 a.use_a", "secret/c.py:5 secret.c.use_c"]);
-    // Warm (every read kept for the generation): the same answer, rows_read included.
-    assertEquals(answerOf(await ask()), answerOf(cold));
+    // Warm (every read and resolution kept for the generation): the same answer, and no use is
+    // resolved again, so fewer rows are read.
+    const warm = await ask();
+    assertEquals(withoutRows(warm), withoutRows(cold));
+    nodeAssert.ok(rowsRead(warm) < rowsRead(cold), `${rowsRead(warm)} < ${rowsRead(cold)}`);
     const impact = () => runAction(workspace, "impact", { symbol: "helper", depth: 3 });
     const coldImpact = await impact();
     nodeAssert.ok(coldImpact.results.length >= 2);
-    assertEquals(answerOf(await impact()), answerOf(coldImpact));
+    const warmImpact = await impact();
+    assertEquals(withoutRows(warmImpact), withoutRows(coldImpact));
+    // Its first level was resolved by the callers asked before.
+    nodeAssert.ok(rowsRead(warmImpact) <= rowsRead(coldImpact));
+    // Once warm, asking again reads the same rows.
+    assertEquals(answerOf(await impact()), answerOf(warmImpact));
 
     // The local binding goes away (same line count, so only the text of b.py says so).
     Deno.writeTextFileSync(
@@ -125,4 +146,69 @@ Deno.test("rows kept for a generation are filtered per caller: hidden callers st
     (openFirst.restricted.data as { rows_read: number }).rows_read <
       (openFirst.open.data as { rows_read: number }).rows_read,
   );
+});
+
+Deno.test("what a use resolves to for a caller who sees every path is never another caller's answer", async () => {
+  // A visible use whose definition lies on a hidden path.
+  const root = fixtureRepository({
+    "secret/impl.py": "def run():\n    return 1\n",
+    "api.py": "from secret.impl import run\n\n\ndef go():\n    return run()\n",
+  });
+  const restricted: AccessContext = {
+    allowPath: (_repo, path) => !path.startsWith("secret/"),
+    pathRestricted: () => true,
+  };
+  const use = { path: "api.py", line: 5, column: 12 };
+  const answers = async (order: ("open" | "restricted")[]) => {
+    const workspace = await Workspace.open({ directory: root, cacheDirectory: tempCache() });
+    try {
+      await workspace.refresh(workspace.repositories[0]);
+      const out: Record<string, Envelope> = {};
+      for (const who of order) {
+        // Asked twice: the second answer may take what the first kept.
+        for (let i = 0; i < 2; i++) {
+          const envelope = await runAction(
+            workspace,
+            "definition",
+            use,
+            who === "restricted" ? restricted : {},
+          );
+          out[who] = envelope;
+        }
+      }
+      return out;
+    } finally {
+      workspace.close();
+    }
+  };
+  const openFirst = await answers(["open", "restricted"]);
+  const restrictedFirst = await answers(["restricted", "open"]);
+  assertEquals(openFirst.open.results.map((h) => `${h.path} ${h.symbol}`), [
+    "secret/impl.py secret.impl.run",
+  ]);
+  const shown = JSON.stringify(answerOf(openFirst.restricted));
+  nodeAssert.ok(!shown.includes("secret/impl.py"), shown);
+  assertEquals(answerOf(restrictedFirst.restricted), answerOf(openFirst.restricted));
+  assertEquals(withoutRows(restrictedFirst.open), withoutRows(openFirst.open));
+});
+
+Deno.test("a module path read from the working tree keeps no resolution: an edit of it answers at once", async () => {
+  // No go.mod when the target was built: module paths come from the working tree's.
+  const root = fixtureRepository({
+    "pkg/f.go": "package pkg\n\nfunc F() int {\n\treturn 1\n}\n",
+    "main.go": 'package main\n\nimport "example.com/m/pkg"\n\nfunc main() {\n\tpkg.F()\n}\n',
+  });
+  const workspace = await Workspace.open({ directory: root, cacheDirectory: tempCache() });
+  try {
+    await workspace.refresh(workspace.repositories[0]);
+    const ask = () => runAction(workspace, "callers", { symbol: "F" });
+    Deno.writeTextFileSync(join(root, "go.mod"), "module example.com/m\n\ngo 1.21\n");
+    assertEquals(callers(await ask()), ["main.go:6 main.main"]);
+    assertEquals(callers(await ask()), ["main.go:6 main.main"]);
+    // The import names another module now, whatever an earlier request resolved.
+    Deno.writeTextFileSync(join(root, "go.mod"), "module example.com/other\n\ngo 1.21\n");
+    assertEquals(callers(await ask()), []);
+  } finally {
+    workspace.close();
+  }
 });

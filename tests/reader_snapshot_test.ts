@@ -158,7 +158,13 @@ Deno.test("actions answer alike whether their reads hold a snapshot (WAL) or not
       const out: string[] = [];
       for (const [action, params, context] of asked) {
         const answer = await runAction(workspace, action, params, context ?? {});
-        out.push(JSON.stringify(withoutTimes({ ...answer, trace_id: "", next_cursor: null })));
+        // Rows read are fewer the second time: what uses resolve to is kept for the generation.
+        const data = answer.data && typeof answer.data === "object"
+          ? { ...answer.data as Record<string, unknown>, rows_read: null }
+          : answer.data;
+        out.push(
+          JSON.stringify(withoutTimes({ ...answer, data, trace_id: "", next_cursor: null })),
+        );
       }
       return out;
     };

@@ -39,13 +39,24 @@ export class Resolver implements Scope {
     this.modules = modules;
   }
 
-  /** The definition one relation means, or why none can be named (cached per request). */
+  /**
+   * The definition one relation means, or why none can be named: kept for the request, and
+   * across requests when the store keeps resolutions for its targets' generations. Kept by the
+   * depth of the member chain it is asked at (a base class resolved deep in a chain may be cut
+   * where the same relation asked alone is not), so what a relation resolves to never depends
+   * on what was asked before it.
+   */
   resolve(relation: RelationRecord): Resolution {
     const key =
-      `${relation.repo}\0${relation.path}\0${relation.startLine}:${relation.startCol}\0${relation.kind}\0${relation.target}\0${relation.receiver}`;
+      `${this.#memberDepth}\0${relation.repo}\0${relation.path}\0${relation.startLine}:${relation.startCol}\0${relation.kind}\0${relation.target}\0${relation.receiver}`;
     let resolution = this.#cache.get(key);
     if (!resolution) {
-      resolution = this.#resolveUncached(relation);
+      resolution = this.store.keptResolutions()?.get(key);
+      if (!resolution) {
+        resolution = this.#resolveUncached(relation);
+        // Asked again: a manifest read from the working tree meanwhile keeps nothing.
+        this.store.keptResolutions()?.keep(key, resolution);
+      }
       this.#cache.set(key, resolution);
     }
     return resolution;

@@ -5,7 +5,12 @@
  * a file or a symbol, so the rows read follow what the answer touches.
  */
 import { dirname } from "node:path";
-import { type GenerationCache, generationCache } from "./generation_cache.ts";
+import {
+  type GenerationCache,
+  generationCache,
+  KeptResolutions,
+  resolutionGeneration,
+} from "./generation_cache.ts";
 import { ownString } from "../engine/lines.ts";
 import { readConfinedText } from "../indexer/confined.ts";
 import { pathJudge } from "../indexer/inventory.ts";
@@ -80,6 +85,10 @@ export class ScopeStore {
   readonly #dependencies = new Map<string, DependencyRepository>();
   readonly #paths = new Map<string, ReadonlySet<string>>();
   readonly #dependenciesOf = new Map<string, string[]>();
+  /** Resolutions kept across requests for this request's targets (null: none; unset: not asked). */
+  #kept: KeptResolutions | null | undefined;
+  /** Set once a manifest was read from the working tree, which no generation covers. */
+  #workingTreeRead = false;
 
   constructor(scope: RequestScope) {
     this.#scope = scope;
@@ -111,6 +120,36 @@ export class ScopeStore {
           this.#scope.allowPath(dependency.owner, `${dependency.record.display}/${path}`));
     }
     return this.#scope.allowPath(repo, path);
+  }
+
+  /**
+   * Resolutions kept across requests, when what this request's resolver may read is whole
+   * targets at their generations: the caller sees every path of every visible repository, none
+   * imports an indexed package (a package target has its own generation), every target could be
+   * read, and no manifest came from the working tree. The key names each visible target's
+   * generation and each repository's resolver scope (project siblings come from the workspace's
+   * configuration, not from a target). Null otherwise: a path-restricted caller resolves alone.
+   */
+  keptResolutions(): KeptResolutions | null {
+    if (this.#workingTreeRead || this.problems.size > 0 || this.dependencyProblems.size > 0) {
+      return null;
+    }
+    if (this.#kept !== undefined) return this.#kept;
+    this.#kept = null;
+    const access = this.#scope.access;
+    const visible = [...this.#visible.keys()];
+    if (access.allowPath && !access.pathRestricted) return null;
+    if (visible.some((repo) => this.#scope.pathRestricted(repo))) return null;
+    const parts: string[] = [];
+    for (const repo of visible) {
+      if (this.dependenciesOf(repo).length > 0) return null;
+      // A target that cannot be read keeps nothing, and is named only if the walk reads it.
+      const generation = this.#read(repo, (reader) => resolutionGeneration(reader), false);
+      if (generation === null) return null;
+      parts.push(`${repo}=${generation}:${this.scopeOf(repo).join(",")}`);
+    }
+    this.#kept = new KeptResolutions(parts.join("\0"));
+    return this.#kept;
   }
 
   // ---- dependency targets -------------------------------------------------------------------
@@ -595,6 +634,8 @@ export class ScopeStore {
     if (indexed !== null) return indexed;
     const repository = this.#visible.get(repo) ?? this.#dependencies.get(repo)?.repository;
     if (!repository || !this.allowed(repo, path)) return null;
+    // What follows depends on the working tree: no resolution of this request is kept.
+    this.#workingTreeRead = true;
     try {
       const verdict = pathJudge(repository.root, MANIFEST_RULES)(path);
       if (verdict === null || "reason" in verdict) return null;
@@ -645,7 +686,8 @@ export class ScopeStore {
     return cache;
   }
 
-  #read<T>(repo: string, fn: (reader: TargetReader) => T): T | null {
+  /** `fn` of the repository's reader, or null; `record`: a target that cannot be read is named. */
+  #read<T>(repo: string, fn: (reader: TargetReader) => T, record = true): T | null {
     const dependency = this.#dependencies.get(repo)?.repository;
     const repository = this.#visible.get(repo) ?? dependency;
     if (!repository) return null;
@@ -667,7 +709,7 @@ export class ScopeStore {
       return value;
     });
     if (answer.problem) {
-      (dependency ? this.dependencyProblems : this.problems).set(repo, answer.problem);
+      if (record) (dependency ? this.dependencyProblems : this.problems).set(repo, answer.problem);
       return null;
     }
     return answer.value;
