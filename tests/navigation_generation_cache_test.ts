@@ -148,32 +148,30 @@ Deno.test("rows kept for a generation are filtered per caller: hidden callers st
   );
 });
 
-Deno.test("what a use resolves to for a caller who sees every path is never another caller's answer", async () => {
+Deno.test("what a use resolves to is kept per caller's view: never another caller's answer", async () => {
   // A visible use whose definition lies on a hidden path.
   const root = fixtureRepository({
     "secret/impl.py": "def run():\n    return 1\n",
     "api.py": "from secret.impl import run\n\n\ndef go():\n    return run()\n",
   });
+  const allow = (path: string) => !path.startsWith("secret/");
   const restricted: AccessContext = {
-    allowPath: (_repo, path) => !path.startsWith("secret/"),
+    allowPath: (_repo, path) => allow(path),
     pathRestricted: () => true,
+    pathRule: () => ({ key: "not secret/", allow }),
   };
   const use = { path: "api.py", line: 5, column: 12 };
   const answers = async (order: ("open" | "restricted")[]) => {
     const workspace = await Workspace.open({ directory: root, cacheDirectory: tempCache() });
     try {
       await workspace.refresh(workspace.repositories[0]);
-      const out: Record<string, Envelope> = {};
+      const out: Record<string, Envelope[]> = {};
       for (const who of order) {
-        // Asked twice: the second answer may take what the first kept.
+        // Asked twice: the second answer takes what the first kept.
+        out[who] = [];
         for (let i = 0; i < 2; i++) {
-          const envelope = await runAction(
-            workspace,
-            "definition",
-            use,
-            who === "restricted" ? restricted : {},
-          );
-          out[who] = envelope;
+          const context = who === "restricted" ? restricted : {};
+          out[who].push(await runAction(workspace, "definition", use, context));
         }
       }
       return out;
@@ -183,13 +181,21 @@ Deno.test("what a use resolves to for a caller who sees every path is never anot
   };
   const openFirst = await answers(["open", "restricted"]);
   const restrictedFirst = await answers(["restricted", "open"]);
-  assertEquals(openFirst.open.results.map((h) => `${h.path} ${h.symbol}`), [
+  const [open, openWarm] = openFirst.open;
+  assertEquals(open.results.map((h) => `${h.path} ${h.symbol}`), [
     "secret/impl.py secret.impl.run",
   ]);
-  const shown = JSON.stringify(answerOf(openFirst.restricted));
+  const [hidden, hiddenWarm] = openFirst.restricted;
+  const shown = JSON.stringify([answerOf(hidden), answerOf(hiddenWarm)]);
   nodeAssert.ok(!shown.includes("secret/impl.py"), shown);
-  assertEquals(answerOf(restrictedFirst.restricted), answerOf(openFirst.restricted));
-  assertEquals(withoutRows(restrictedFirst.open), withoutRows(openFirst.open));
+  // Each caller's answers are the same whichever asked first, and each caller's warm answer is
+  // its cold one read from what it kept.
+  assertEquals(openFirst.restricted.map(answerOf), restrictedFirst.restricted.map(answerOf));
+  assertEquals(openFirst.open.map(answerOf), restrictedFirst.open.map(answerOf));
+  assertEquals(withoutRows(hiddenWarm), withoutRows(hidden));
+  nodeAssert.ok(rowsRead(hiddenWarm) < rowsRead(hidden));
+  assertEquals(withoutRows(openWarm), withoutRows(open));
+  nodeAssert.ok(rowsRead(openWarm) < rowsRead(open));
 });
 
 Deno.test("a module path read from the working tree keeps no resolution: an edit of it answers at once", async () => {

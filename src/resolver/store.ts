@@ -123,12 +123,13 @@ export class ScopeStore {
   }
 
   /**
-   * Resolutions kept across requests, when what this request's resolver may read is whole
-   * targets at their generations: the caller sees every path of every visible repository, none
-   * imports an indexed package (a package target has its own generation), every target could be
-   * read, and no manifest came from the working tree. The key names each visible target's
-   * generation and each repository's resolver scope (project siblings come from the workspace's
-   * configuration, not from a target). Null otherwise: a path-restricted caller resolves alone.
+   * Resolutions kept across requests, when what this request's resolver may read is the visible
+   * part of whole targets at their generations: every repository the caller sees only in part
+   * has a path rule with a key, none imports an indexed package (a package target has its own
+   * generation), every target could be read, and no manifest came from the working tree. The key
+   * names each visible target's generation, the caller's path rule of it and each repository's
+   * resolver scope (project siblings come from the workspace's configuration, not from a
+   * target): callers who see different parts never share one. Null otherwise.
    */
   keptResolutions(): KeptResolutions | null {
     if (this.#workingTreeRead || this.problems.size > 0 || this.dependencyProblems.size > 0) {
@@ -137,16 +138,21 @@ export class ScopeStore {
     if (this.#kept !== undefined) return this.#kept;
     this.#kept = null;
     const access = this.#scope.access;
-    const visible = [...this.#visible.keys()];
+    // A path filter without a word on which repositories it restricts: never shared.
     if (access.allowPath && !access.pathRestricted) return null;
-    if (visible.some((repo) => this.#scope.pathRestricted(repo))) return null;
     const parts: string[] = [];
-    for (const repo of visible) {
+    for (const repo of this.#visible.keys()) {
+      const rule = this.#scope.pathRule(repo);
+      if (rule && rule.key === null) return null;
       if (this.dependenciesOf(repo).length > 0) return null;
       // A target that cannot be read keeps nothing, and is named only if the walk reads it.
       const generation = this.#read(repo, (reader) => resolutionGeneration(reader), false);
       if (generation === null) return null;
-      parts.push(`${repo}=${generation}:${this.scopeOf(repo).join(",")}`);
+      parts.push(
+        `${repo}=${generation}:${this.scopeOf(repo).join(",")}:${
+          rule ? `rule ${rule.key}` : "whole"
+        }`,
+      );
     }
     this.#kept = new KeptResolutions(parts.join("\0"));
     return this.#kept;
