@@ -150,24 +150,55 @@ Deno.test("line term counts: any run of lines counts as that run tokenized whole
     "",
     "class Retry:",
     "    x.y.z = retry2go",
+    "    naïve_total = parse-config",
+    "    ΟΔΟΣ.x = 1",
   ];
-  const wanted = ["retry", "backoff", "attempt", "retry", "missing"];
-  const counted = lineTermCounts(lines, wanted);
-  const terms = wanted.map((term, i) => ({ term, weight: 1 + i / 10, idf: 2 - i / 10 }));
-  for (let from = 0; from <= lines.length + 1; from++) {
-    for (let to = Math.max(from - 1, 0); to <= lines.length + 2; to++) {
-      const whole = codeTerms(lines.slice(from, to).join("\n"));
-      const body = counted(from, to);
-      const what = `${from}..${to}`;
-      assert.equal(body.length, whole.length, what);
-      for (const term of wanted) {
-        assert.equal(body.count(term), whole.filter((t) => t === term).length, `${what} ${term}`);
+  // Compact identifiers (`retrywithbackoff`, `xyz`, `parseconfig`) are substrings of no line as
+  // written; `naïve` and `οδος` are in lines that are not ASCII (`οδος` is a part lower-cased
+  // alone: its final sigma is not the lower-case line's).
+  const wanted = [
+    "retry",
+    "backoff",
+    "attempt",
+    "retry",
+    "missing",
+    "retrywithbackoff",
+    "xyz",
+    "retryerror",
+    "parseconfig",
+    "naïve",
+    "οδος",
+    "3",
+  ];
+  const cold = lineTermCounts(lines, wanted);
+  // With the sums the first call returned, only lines that may hold a wanted term are read.
+  const warm = lineTermCounts(lines, wanted, cold.sums);
+  const terms = wanted.map((term, i) => ({ term, weight: 1 + i / 10, idf: 2 - i / 20 }));
+  for (const [pass, counted] of [["cold", cold.counts], ["warm", warm.counts]] as const) {
+    for (let from = 0; from <= lines.length + 1; from++) {
+      for (let to = Math.max(from - 1, 0); to <= lines.length + 2; to++) {
+        const whole = codeTerms(lines.slice(from, to).join("\n"));
+        const body = counted(from, to);
+        const what = `${pass} ${from}..${to}`;
+        assert.equal(body.length, whole.length, what);
+        for (const term of wanted) {
+          assert.equal(body.count(term), whole.filter((t) => t === term).length, `${what} ${term}`);
+        }
+        assert.equal(
+          countedScore(terms, body, { name: ["retry"] }),
+          definitionScore(terms, whole, ["retry"]),
+          what,
+        );
       }
-      assert.equal(
-        countedScore(terms, body, { name: ["retry"] }),
-        definitionScore(terms, whole, ["retry"]),
-        what,
-      );
     }
+  }
+  // A compact identifier alone: its lines hold no other wanted term to be read for.
+  for (const term of ["xyz", "parseconfig", "retrywithbackoff"]) {
+    const alone = lineTermCounts(lines, [term], cold.sums).counts(0, lines.length);
+    assert.equal(alone.count(term), 1, term);
+  }
+  // Each wanted term occurs somewhere: the counts above are not all zero.
+  for (const term of wanted.filter((term) => term !== "missing")) {
+    assert.ok(warm.counts(0, lines.length).count(term) > 0, term);
   }
 });

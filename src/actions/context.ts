@@ -12,7 +12,7 @@
  */
 import { analyzeQuery, type QueryAnalysis } from "../engine/query.ts";
 import { LineIndex } from "../engine/lines.ts";
-import { countedScore, lineTermCounts, packOrder } from "../engine/pack.ts";
+import { countedScore, type LineCounts, lineTermCounts, packOrder } from "../engine/pack.ts";
 import { definitionExtent } from "../engine/extent.ts";
 import { codeTerms } from "../engine/tokenizer.ts";
 import { selectTerms } from "../search/lexical.ts";
@@ -379,8 +379,21 @@ function rankDefinitions(
     }
     const lines = store.fileLines(file.repo, file.path);
     if (lines === null || terms.length === 0) return;
-    // The file is tokenized once; each body's counts are read off the running sums.
-    const counted = lineTermCounts(lines, terms.map(({ term }) => term));
+    // The file is tokenized once per generation (its lines' term counts kept), then only the
+    // lines that may hold a query term; each body's counts are read off the running sums.
+    const wanted = terms.map(({ term }) => term);
+    let first: LineCounts | null = null;
+    const sums = store.derived(
+      file.repo,
+      `line-term-sums\0${file.path}`,
+      () => {
+        const made = lineTermCounts(lines, wanted);
+        first = made.counts;
+        return made.sums;
+      },
+      (kept) => Math.ceil(kept.length / 64),
+    );
+    const counted: LineCounts = first ?? lineTermCounts(lines, wanted, sums).counts;
     for (const symbol of store.symbolsInFile(file.repo, file.path)) {
       if (!RANKED_KINDS.has(symbol.kind)) continue;
       const body = counted(symbol.startLine - 1, symbol.endLine);

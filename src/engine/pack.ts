@@ -82,28 +82,60 @@ export function countedScore(
   return score / (1 + (options.lengthWeight ?? 0.3) * Math.log(1 + body.length));
 }
 
+/** Separators a compact identifier drops (`compactIdentifier`). */
+const SEPARATORS = /[._$:\-]+/g;
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** The terms of lines `from..to` of a file: how many, and how many of a wanted one. */
+export type LineCounts = (
+  from: number,
+  to: number,
+) => { length: number; count: (term: string) => number };
+
 /**
  * Running sums over a file's lines of its index terms and of each wanted term: the counts of
  * the lines `from..to` (as `slice`, both at least 0) are two lookups. A term never spans a
- * line break, so they are the counts of those lines' text tokenized whole.
+ * line break, so they are the counts of those lines' text tokenized whole. `sums[i]` counts
+ * the terms of the lines before line `i`: given (the file's, from an earlier call), only lines
+ * that may hold a wanted term are tokenized — in an ASCII line every term is a substring of the
+ * lower-case line, or of it without separators (a compact identifier), so a line holding
+ * neither holds none; not given, every line is, and they are returned for the next call.
  */
 export function lineTermCounts(
   lines: readonly string[],
   wanted: readonly string[],
-): (from: number, to: number) => { length: number; count: (term: string) => number } {
+  known?: Int32Array,
+): { sums: Int32Array; counts: LineCounts } {
   const slot = new Map(wanted.map((term, i) => [term, i]));
-  const total = new Int32Array(lines.length + 1);
+  const sums = known ?? new Int32Array(lines.length + 1);
+  const total = sums;
   const each = wanted.map(() => new Int32Array(lines.length + 1));
+  const mayHold = (line: string): boolean => {
+    if (!known) return true;
+    if (!ASCII.test(line)) return true;
+    const lower = line.toLowerCase();
+    if (wanted.some((term) => lower.includes(term))) return true;
+    const compact = lower.replace(SEPARATORS, "");
+    return compact.length !== lower.length && wanted.some((term) => compact.includes(term));
+  };
   lines.forEach((line, i) => {
-    const terms = codeTerms(line);
-    total[i + 1] = total[i] + terms.length;
-    for (const sums of each) sums[i + 1] = sums[i];
-    for (const term of terms) {
+    for (const counts of each) counts[i + 1] = counts[i];
+    if (!known) {
+      const terms = codeTerms(line);
+      sums[i + 1] = sums[i] + terms.length;
+      for (const term of terms) {
+        const at = slot.get(term);
+        if (at !== undefined) each[at][i + 1]++;
+      }
+      return;
+    }
+    if (wanted.length === 0 || !mayHold(line)) return;
+    for (const term of codeTerms(line)) {
       const at = slot.get(term);
       if (at !== undefined) each[at][i + 1]++;
     }
   });
-  return (from, to) => {
+  const counts: LineCounts = (from, to) => {
     const first = Math.min(Math.max(from, 0), lines.length);
     const last = Math.min(Math.max(to, first), lines.length);
     return {
@@ -114,4 +146,5 @@ export function lineTermCounts(
       },
     };
   };
+  return { sums, counts };
 }
