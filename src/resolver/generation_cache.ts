@@ -4,8 +4,8 @@
  * filters them for itself) and values derived from committed texts (lines,
  * bracket depths). It lives on the target's reader (`TargetReader.memo`), so a
  * new generation drops it whole; nothing is ever written back to the target.
- * What relations resolve to is kept apart (`KeptResolutions`), only for callers
- * whose every readable target is seen whole.
+ * What relations resolve to is kept apart (`KeptResolutions`), per caller's view
+ * of the targets.
  */
 import { MemoKey, type TargetReader } from "../store/reader.ts";
 import type { Resolution } from "./types.ts";
