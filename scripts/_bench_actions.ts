@@ -131,6 +131,58 @@ export async function timeAction(options: {
   };
 }
 
+/** The key of `impact`'s next page among the timed actions (what an agent paging through asks). */
+export const NEXT_PAGE = "impact_next_page";
+
+/**
+ * Times the second page of `impact` for each definition whose first page is cut (`next_cursor`):
+ * the first page is asked untimed just before, as an agent paging through would have. Stops
+ * early after `budgetMs` once three pages are timed.
+ */
+export async function timeNextPage(options: {
+  workspace: Workspace;
+  definitions: Definition[];
+  runs: number;
+  budgetMs: number;
+}): Promise<ActionTiming> {
+  const { workspace, definitions } = options;
+  const samples: QuerySample[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = performance.now();
+  for (const definition of definitions.slice(0, options.runs)) {
+    if (samples.length >= 3 && performance.now() - started > options.budgetMs) break;
+    const params = paramsFor("impact", definition);
+    if (!params) return { status: "absent", note: "'impact' is not in METHODS in this build" };
+    try {
+      const first = await runAction(workspace, "impact", params);
+      if (!first.next_cursor) continue;
+      const before = performance.now();
+      const next = await runAction(workspace, "impact", { ...params, cursor: first.next_cursor });
+      samples.push({
+        query: definition.name,
+        ms: performance.now() - before,
+        hits: next.results.length,
+      });
+    } catch (error) {
+      errors++;
+      firstError ??= `${definition.name}: ${(error as Error).message}`;
+    }
+  }
+  if (samples.length === 0) {
+    return firstError
+      ? { status: "failed", note: firstError, errors }
+      : { status: "absent", note: "no first page of impact was cut: no next page to ask" };
+  }
+  return {
+    status: "measured",
+    ...latencyStats(samples),
+    errors,
+    distinct: true,
+    ...(firstError ? { note: `first error: ${firstError}` } : {}),
+  };
+}
+
 /** A structural pattern the bench greps, with Sextant and with ast-grep. */
 export interface GrepPattern {
   pattern: string;

@@ -4,7 +4,7 @@
  * target. The person's table, the growth table, `--compare` and the smoke
  * test all read this list, so a figure added here shows up everywhere.
  */
-import { AGENT_ACTIONS, NAVIGATION_ACTIONS } from "./_bench_actions.ts";
+import { AGENT_ACTIONS, NAVIGATION_ACTIONS, NEXT_PAGE } from "./_bench_actions.ts";
 import type { TargetResult } from "./_bench_sextant.ts";
 import { median, ratio, round } from "./_bench_stats.ts";
 
@@ -43,6 +43,7 @@ export const FIGURES: FigureSpec[] = [
   { key: "search_p50_vs_rg", better: "lower" },
   ...latencyKeys("symbols"),
   ...NAVIGATION_ACTIONS.flatMap(latencyKeys),
+  ...latencyKeys(NEXT_PAGE),
   ...AGENT_ACTIONS.flatMap(latencyKeys),
   { key: "grep_first_p50_ms", better: "lower" },
   { key: "grep_first_max_ms", better: "lower" },
@@ -98,7 +99,9 @@ export function figuresOf(result: TargetResult): Figures {
     rg_p50_ms: peers.rg?.p50_ms ?? null,
     search_p50_vs_rg: ratio(actions.search?.p50_ms, peers.rg?.p50_ms),
   };
-  for (const action of ["search", "symbols", ...NAVIGATION_ACTIONS, ...AGENT_ACTIONS]) {
+  for (
+    const action of ["search", "symbols", ...NAVIGATION_ACTIONS, NEXT_PAGE, ...AGENT_ACTIONS]
+  ) {
     const timing = actions[action];
     const measured = timing?.status === "measured";
     figures[`${action}_p50_ms`] = measured ? timing.p50_ms ?? null : null;

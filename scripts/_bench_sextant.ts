@@ -12,10 +12,12 @@ import {
   type ActionTiming,
   type GrepPattern,
   grepPatterns,
+  NEXT_PAGE,
   type SextantGrepRun,
   timeAction,
   timedActions,
   timeGrep,
+  timeNextPage,
 } from "./_bench_actions.ts";
 import { coldIndex, type ColdIndexResult } from "./_bench_cold.ts";
 import {
@@ -292,6 +294,13 @@ async function measureInProcess(
         budgetMs: options.actionSeconds * 1000,
       });
     }
+    log(`  impact, next page…`);
+    actions[NEXT_PAGE] = await timeNextPage({
+      workspace,
+      definitions: plan.timed,
+      runs: options.runs,
+      budgetMs: options.actionSeconds * 1000,
+    });
     log(`  grep: ${plan.patterns.length} patterns, first query cold then warm…`);
     const grep: SextantGrepRun[] = [];
     for (const pattern of plan.patterns) grep.push(await timeGrep(workspace, pattern));
