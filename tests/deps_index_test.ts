@@ -9,7 +9,14 @@
 // deno-lint-ignore-file no-explicit-any
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli, startDaemon, tempCache, tempDirectory, withWorkspace } from "./_helpers.ts";
+import {
+  runCli,
+  startDaemon,
+  tempCache,
+  tempDirectory,
+  withWorkspace,
+  writeFiles,
+} from "./_helpers.ts";
 import { DaemonClient } from "../src/daemon/client.ts";
 import {
   appRepository,
@@ -198,6 +205,63 @@ Deno.test("dependencies (actions): an unchanged fingerprint does no work; an upg
   }, cache);
   const after = [...Deno.readDirSync(join(cache, "deps"))].map((e) => e.name).sort();
   assert.deepEqual(after, targets, "no new target for a version already indexed");
+});
+
+Deno.test("dependencies (actions): what a use into a package resolves to is kept until the package's target changes", async () => {
+  const root = appRepository();
+  const cache = tempCache();
+  await withWorkspace(root, async (_workspace, run) => {
+    await run("refresh", {});
+    const rows = (answer: any) => answer.data.rows_read as number;
+    const withoutRows = (answer: any) => {
+      const { trace_id: _, data, ...rest } = answer;
+      return { ...rest, data: { ...data, rows_read: null } };
+    };
+    const cold: any = await run("definition", RETRY_USE);
+    assert.equal(cold.results[0].dependency.version, "1.2.3");
+    const warm: any = await run("definition", RETRY_USE);
+    assert.deepEqual(withoutRows(warm), withoutRows(cold));
+    assert.ok(rows(warm) < rows(cold), `${rows(warm)} < ${rows(cold)}: kept`);
+
+    // Another version: another target.
+    upgradeFakeretry(root, "1.2.3", "1.3.0");
+    await run("refresh", {});
+    const upgraded: any = await run("definition", RETRY_USE);
+    assert.equal(upgraded.results[0].dependency.version, "1.3.0");
+    assert.match(upgraded.results[0].snippet, /now with jitter/);
+    assert.equal(upgraded.results[0].start_line, 1);
+    await run("definition", RETRY_USE);
+
+    // The same version with other files, its target gone: the refresh builds it again in place
+    // (the repository's own files and generation unchanged), and what was kept for the old
+    // target is not served.
+    writeFiles(root, {
+      [`${SITE}/fakeretry/util/retry.py`]: `"""Retries."""
+
+
+class Retry:
+    """Retry configuration, moved down."""
+
+    def __init__(self, total=10):
+        self.total = total
+`,
+    });
+    const target = [...Deno.readDirSync(join(cache, "deps"))].find((e) =>
+      e.name.startsWith("pypi-fakeretry@1.3.0")
+    )!;
+    Deno.removeSync(join(cache, "deps", target.name), { recursive: true });
+    const rebuilt: any = await run("refresh", {});
+    assert.equal(
+      rebuilt.data.reports[0].changed,
+      false,
+      "the repository's own target is as it was",
+    );
+    assert.equal(rebuilt.data.reports[0].dependencies.built, 1);
+    const moved: any = await run("definition", RETRY_USE);
+    assert.equal(moved.results[0].dependency.version, "1.3.0");
+    assert.match(moved.results[0].snippet, /moved down/);
+    assert.equal(moved.results[0].start_line, 4);
+  }, cache);
 });
 
 Deno.test("dependencies (CLI, real process): Go module cache and Cargo registry; a path-restricted agent does not see packages", async () => {

@@ -92,7 +92,20 @@ export function loadDependencyState(location: TargetLocation): DependencyState |
     state = JSON.parse(Deno.readTextFileSync(path)) as DependencyState;
   } catch { /* unreadable: as if none */ }
   stateCache.set(path, { stamp, state });
+  if (state) stateStamps.set(state, stamp);
   return state;
+}
+
+/** The stamp (modification time, size, inode) of the file each loaded state was read from. */
+const stateStamps = new WeakMap<DependencyState, string>();
+
+/**
+ * The stamp of the file a state `loadDependencyState` gave was read from: every write of a
+ * state is a new file (a rename), so a state written again, after any package target was built,
+ * has another.
+ */
+export function dependencyStateStamp(state: DependencyState): string | undefined {
+  return stateStamps.get(state);
 }
 
 /**

@@ -6,6 +6,7 @@ export {
   type DependencyOptions,
   type DependencyOwner,
   dependencyStatePath,
+  dependencyStateStamp,
   dependencyStatus,
   type DependencySummary,
   loadDependencyState,

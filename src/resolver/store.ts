@@ -18,7 +18,7 @@ import { visibleView } from "../workspace/visible.ts";
 import type { StoredRelation, SymbolRow, TargetReader } from "../store/reader.ts";
 import type { Repository } from "../workspace/workspace.ts";
 import type { RequestScope } from "../workspace/scope.ts";
-import { type DependencyRecord, loadDependencyState } from "../deps/mod.ts";
+import { type DependencyRecord, dependencyStateStamp, loadDependencyState } from "../deps/mod.ts";
 import type { RelationRecord, SymbolRecord } from "./types.ts";
 
 /** A dependency package target as the resolver reads it: a repository of its own, by name. */
@@ -89,6 +89,8 @@ export class ScopeStore {
   #kept: KeptResolutions | null | undefined;
   /** Set once a manifest was read from the working tree, which no generation covers. */
   #workingTreeRead = false;
+  /** The stamp of the dependency state each repository's packages were read from this request. */
+  readonly #dependencyStamps = new Map<string, string>();
 
   constructor(scope: RequestScope) {
     this.#scope = scope;
@@ -125,11 +127,12 @@ export class ScopeStore {
   /**
    * Resolutions kept across requests, when what this request's resolver may read is the visible
    * part of whole targets at their generations: every repository the caller sees only in part
-   * has a path rule with a key, none imports an indexed package (a package target has its own
-   * generation), every target could be read, and no manifest came from the working tree. The key
-   * names each visible target's generation, the caller's path rule of it and each repository's
-   * resolver scope (project siblings come from the workspace's configuration, not from a
-   * target): callers who see different parts never share one. Null otherwise.
+   * has a path rule with a key, every target could be read, and no manifest came from the working
+   * tree. The key names each visible target's generation, the caller's path rule of it, each
+   * repository's resolver scope (project siblings come from the workspace's configuration, not
+   * from a target) and the packages it imports, by the stamp of the dependency state they were
+   * read from (package targets are built only by a refresh, which writes that state again):
+   * callers who see different parts never share one. Null otherwise.
    */
   keptResolutions(): KeptResolutions | null {
     if (this.#workingTreeRead || this.problems.size > 0 || this.dependencyProblems.size > 0) {
@@ -144,7 +147,6 @@ export class ScopeStore {
     for (const repo of this.#visible.keys()) {
       const rule = this.#scope.pathRule(repo);
       if (rule && rule.key === null) return null;
-      if (this.dependenciesOf(repo).length > 0) return null;
       // A target that cannot be read keeps nothing, and is named only if the walk reads it.
       const generation = this.#read(repo, (reader) => resolutionGeneration(reader), false);
       if (generation === null) return null;
@@ -153,6 +155,17 @@ export class ScopeStore {
           rule ? `rule ${rule.key}` : "whole"
         }`,
       );
+      const packages = this.dependenciesOf(repo);
+      if (packages.length > 0) {
+        // Package targets are built only by a refresh that then writes its state again.
+        const stamp = this.#dependencyStamps.get(repo);
+        if (stamp === undefined) return null;
+        parts.push(`packages of ${repo}=${stamp}`);
+      }
+      for (const name of packages) {
+        const { record } = this.#dependencies.get(name)!;
+        parts.push(`${name}=${record.database}:${record.display}:${record.inRepository}`);
+      }
     }
     this.#kept = new KeptResolutions(parts.join("\0"));
     return this.#kept;
@@ -167,6 +180,8 @@ export class ScopeStore {
     names = [];
     const owner = this.#visible.get(repo);
     const state = owner ? loadDependencyState(owner.location) : null;
+    const stamp = state ? dependencyStateStamp(state) : undefined;
+    if (stamp) this.#dependencyStamps.set(repo, stamp);
     for (const record of state?.packages ?? []) {
       if (record.error) continue;
       const name = `${DEPENDENCY_PREFIX}${repo}:${record.id}`;
