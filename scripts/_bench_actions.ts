@@ -79,6 +79,55 @@ export function paramsFor(action: string, definition: Definition): Record<string
   return params;
 }
 
+/** Timed calls of one action, failures counted (never thrown), summed up as an `ActionTiming`. */
+class Samples {
+  readonly list: QuerySample[] = [];
+  errors = 0;
+  #firstError: string | undefined;
+
+  /** Times `call` for a definition; a failure is counted. */
+  async time(definition: Definition, call: () => Promise<{ results: unknown[] }>): Promise<void> {
+    const before = performance.now();
+    try {
+      const envelope = await call();
+      this.list.push({
+        query: definition.name,
+        ms: performance.now() - before,
+        hits: envelope.results.length,
+      });
+    } catch (error) {
+      this.failed(definition, error);
+    }
+  }
+
+  failed(definition: Definition, error: unknown): void {
+    this.errors++;
+    this.#firstError ??= `${definition.name}: ${(error as Error).message}`;
+  }
+
+  /** Whether enough calls are timed and the budget is spent. */
+  done(started: number, budgetMs: number): boolean {
+    return this.list.length >= 3 && performance.now() - started > budgetMs;
+  }
+
+  /** The timing; with no call timed, `none` (when nothing failed either) or "failed". */
+  timing(distinct: boolean, none?: ActionTiming): ActionTiming {
+    const firstError = this.#firstError;
+    if (this.list.length === 0) {
+      return none && !firstError
+        ? none
+        : { status: "failed", note: firstError, errors: this.errors };
+    }
+    return {
+      status: "measured",
+      ...latencyStats(this.list),
+      errors: this.errors,
+      distinct,
+      ...(firstError ? { note: `first error: ${firstError}` } : {}),
+    };
+  }
+}
+
 /**
  * Times one action: a few warm-up calls on other definitions, then one call
  * per definition (distinct while there are enough of them), stopping early
@@ -100,35 +149,14 @@ export async function timeAction(options: {
   if (definitions.length === 0) return { status: "failed", note: "no definitions to ask about" };
   const call = (definition: Definition) =>
     runAction(workspace, action, paramsFor(action, definition));
-  let errors = 0;
-  let firstError: string | undefined;
   for (const definition of options.warmup) await call(definition).catch(() => {});
-  const samples: QuerySample[] = [];
+  const samples = new Samples();
   const started = performance.now();
-  for (let i = 0; i < runs; i++) {
-    if (samples.length >= 3 && performance.now() - started > options.budgetMs) break;
+  for (let i = 0; i < runs && !samples.done(started, options.budgetMs); i++) {
     const definition = definitions[i % definitions.length];
-    const before = performance.now();
-    try {
-      const envelope = await call(definition);
-      samples.push({
-        query: definition.name,
-        ms: performance.now() - before,
-        hits: envelope.results.length,
-      });
-    } catch (error) {
-      errors++;
-      firstError ??= `${definition.name}: ${(error as Error).message}`;
-    }
+    await samples.time(definition, () => call(definition));
   }
-  if (samples.length === 0) return { status: "failed", note: firstError, errors };
-  return {
-    status: "measured",
-    ...latencyStats(samples),
-    errors,
-    distinct: samples.length + errors <= definitions.length,
-    ...(firstError ? { note: `first error: ${firstError}` } : {}),
-  };
+  return samples.timing(samples.list.length + samples.errors <= definitions.length);
 }
 
 /** The key of `impact`'s next page among the timed actions (what an agent paging through asks). */
@@ -145,42 +173,29 @@ export async function timeNextPage(options: {
   runs: number;
   budgetMs: number;
 }): Promise<ActionTiming> {
-  const { workspace, definitions } = options;
-  const samples: QuerySample[] = [];
-  let errors = 0;
-  let firstError: string | undefined;
+  const { workspace } = options;
+  if (!METHODS.impact) {
+    return { status: "absent", note: "'impact' is not in METHODS in this build" };
+  }
+  const samples = new Samples();
   const started = performance.now();
-  for (const definition of definitions.slice(0, options.runs)) {
-    if (samples.length >= 3 && performance.now() - started > options.budgetMs) break;
-    const params = paramsFor("impact", definition);
-    if (!params) return { status: "absent", note: "'impact' is not in METHODS in this build" };
+  for (const definition of options.definitions.slice(0, options.runs)) {
+    if (samples.done(started, options.budgetMs)) break;
+    const params = paramsFor("impact", definition)!;
+    let cursor: string | null;
     try {
-      const first = await runAction(workspace, "impact", params);
-      if (!first.next_cursor) continue;
-      const before = performance.now();
-      const next = await runAction(workspace, "impact", { ...params, cursor: first.next_cursor });
-      samples.push({
-        query: definition.name,
-        ms: performance.now() - before,
-        hits: next.results.length,
-      });
+      cursor = (await runAction(workspace, "impact", params)).next_cursor;
     } catch (error) {
-      errors++;
-      firstError ??= `${definition.name}: ${(error as Error).message}`;
+      samples.failed(definition, error);
+      continue;
     }
+    if (!cursor) continue;
+    await samples.time(definition, () => runAction(workspace, "impact", { ...params, cursor }));
   }
-  if (samples.length === 0) {
-    return firstError
-      ? { status: "failed", note: firstError, errors }
-      : { status: "absent", note: "no first page of impact was cut: no next page to ask" };
-  }
-  return {
-    status: "measured",
-    ...latencyStats(samples),
-    errors,
-    distinct: true,
-    ...(firstError ? { note: `first error: ${firstError}` } : {}),
-  };
+  return samples.timing(true, {
+    status: "absent",
+    note: "no first page of impact was cut: no next page to ask",
+  });
 }
 
 /** A structural pattern the bench greps, with Sextant and with ast-grep. */

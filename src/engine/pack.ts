@@ -108,10 +108,8 @@ export function lineTermCounts(
 ): { sums: Int32Array; counts: LineCounts } {
   const slot = new Map(wanted.map((term, i) => [term, i]));
   const sums = known ?? new Int32Array(lines.length + 1);
-  const total = sums;
   const each = wanted.map(() => new Int32Array(lines.length + 1));
   const mayHold = (line: string): boolean => {
-    if (!known) return true;
     if (!ASCII.test(line)) return true;
     const lower = line.toLowerCase();
     if (wanted.some((term) => lower.includes(term))) return true;
@@ -139,7 +137,7 @@ export function lineTermCounts(
     const first = Math.min(Math.max(from, 0), lines.length);
     const last = Math.min(Math.max(to, first), lines.length);
     return {
-      length: total[last] - total[first],
+      length: sums[last] - sums[first],
       count: (term) => {
         const at = slot.get(term);
         return at === undefined ? 0 : each[at][last] - each[at][first];
