@@ -26,7 +26,7 @@ import {
 } from "../src/search/vector_index.ts";
 import { packWeights, PASS_INTS, scoreFunction } from "../src/search/vector_kernel.ts";
 import { embeddingConfig, providerModelId } from "../src/indexer/embeddings.ts";
-import { fixtureRepository, tempCache, withWorkspace, writeFiles } from "./_helpers.ts";
+import { fixtureRepository, openTarget, tempCache, withWorkspace, writeFiles } from "./_helpers.ts";
 import { seededRandom } from "./_random.ts";
 
 function randomUnit(next: () => number, dimensions: number, sparse = false): Float32Array {
@@ -375,4 +375,52 @@ Deno.test("an embedding provider's index carried over generations: a content dro
     controller.abort();
     await server.finished;
   }
+});
+
+Deno.test("every stored vector is read once, whatever the batch, and the index holds each one's stored values", async () => {
+  const helper = (name: string) => `def ${name}(value):\n    return value + "${name}"\n`;
+  const root = fixtureRepository(
+    Object.fromEntries(
+      Array.from({ length: 7 }, (_, i) => [
+        `pkg/m${i}.py`,
+        [0, 1, 2].map((j) => helper(`f${i}_${j}`)).join("\n\n"),
+      ]),
+    ),
+  );
+  await withWorkspace(root, async (workspace) => {
+    const repo = workspace.repositories[0];
+    await workspace.refresh(repo);
+    const db = openTarget(workspace);
+    const stored = new Map<number, Uint8Array>();
+    try {
+      for (
+        const row of db.prepare("SELECT content_hash, vector FROM chunk_vectors WHERE model = ?")
+          .all(HASH_MODEL_ID)
+      ) stored.set(Number(row.content_hash), row.vector as Uint8Array);
+    } finally {
+      db.close();
+    }
+    assert.ok(stored.size >= 5, `${stored.size} vectors`);
+    workspace.withReader(repo, (reader) => {
+      for (const batch of [1, 2, 3, stored.size - 1, stored.size, 4096]) {
+        const read: [number, number[]][] = [];
+        reader.eachChunkVector(HASH_MODEL_ID, null, (hash, vector) => {
+          read.push([hash, Array.from(vector)]);
+        }, batch);
+        assert.equal(read.length, stored.size, `batch ${batch}`);
+        assert.deepEqual(
+          new Map(read),
+          new Map([...stored].map(([hash, vector]) => [hash, Array.from(vector)])),
+          `batch ${batch}`,
+        );
+      }
+      const index = vectorIndexFor(reader, HASH_MODEL_ID);
+      assert.equal(index.rows, reader.chunkColumns().ids.length);
+      for (const row of indexRows(index)) {
+        const { scale, values } = readQuantized(stored.get(row.hash)!);
+        assert.equal(row.scale, Math.fround(scale));
+        assert.deepEqual(row.values, Array.from(values));
+      }
+    });
+  });
 });

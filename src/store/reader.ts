@@ -229,6 +229,8 @@ const TEXT_CACHE_CHARS = 1_000_000;
 const ROW_CACHE = 20_000;
 /** Ranked full-text rows a reader keeps (of the terms matched last; 16 bytes each). */
 const TERM_ROW_CACHE = 250_000;
+/** Stored vectors read at once when a vector index reads every one (~2 MB of rows). */
+const VECTOR_BATCH = 4_096;
 /** Document frequencies of full-text terms a reader keeps (of the terms asked last). */
 const TERM_DOCUMENTS_CACHE = 20_000;
 
@@ -794,22 +796,43 @@ export class TargetReader {
   // ---- vectors ----------------------------------------------------------------------------
 
   /**
-   * Stored vectors of a model by content hash: of `hashes`, or every one the model has (null).
-   * The vector index puts them in the chunk table's order.
+   * Stored vectors of a model, each passed to `visit` with its content hash as it is read: of
+   * `hashes`, or every one the model has (null). A row's bytes are its own (`visit` may keep
+   * them) but nothing holds them after `visit` returns: a caller that copies them somewhere
+   * holds one copy of the model's vectors, not a row object per vector beside it.
    */
-  chunkVectors(model: string, hashes: readonly number[] | null): Map<number, Uint8Array> {
-    const vectors = new Map<number, Uint8Array>();
-    if (hashes !== null && hashes.length === 0) return vectors;
-    const rows = hashes === null
-      ? this.#arrays("SELECT content_hash, vector FROM chunk_vectors WHERE model = ?", model)
-      : this.#arrays(
+  eachChunkVector(
+    model: string,
+    hashes: readonly number[] | null,
+    visit: (hash: number, vector: Uint8Array) => void,
+    batch = VECTOR_BATCH,
+  ): void {
+    if (hashes !== null) {
+      if (hashes.length === 0) return;
+      const rows = this.#arrays(
         `SELECT content_hash, vector FROM chunk_vectors
           WHERE model = ? AND content_hash IN (SELECT value FROM json_each(?))`,
         model,
         JSON.stringify(hashes),
       );
-    for (const [hash, vector] of rows) vectors.set(Number(hash), vector as Uint8Array);
-    return vectors;
+      for (const [hash, vector] of rows) visit(Number(hash), vector as Uint8Array);
+      return;
+    }
+    // Every vector, in batches by row id, all of one commit (`iterate` took ~60% longer).
+    this.#snapshot(() => {
+      for (let after = -1;;) {
+        const rows = this.#arrays(
+          `SELECT id, content_hash, vector FROM chunk_vectors
+            WHERE model = ? AND id > ? ORDER BY id LIMIT ?`,
+          model,
+          after,
+          batch,
+        );
+        for (const [, hash, vector] of rows) visit(Number(hash), vector as Uint8Array);
+        if (rows.length < batch) return;
+        after = Number(rows[rows.length - 1][0]);
+      }
+    });
   }
 
   // ---- grep -------------------------------------------------------------------------------
