@@ -5,7 +5,7 @@
  */
 import { languageFamily } from "./families.ts";
 import { type Binding, CLASS_KINDS, isTopLevel, type Scope, type Site } from "./binding.ts";
-import type { SymbolRecord } from "./types.ts";
+import type { Candidate, SymbolRecord } from "./types.ts";
 
 /** Kinds a name used as a call or type cannot mean on a guess: data, not code. */
 const DATA_KINDS = new Set(["variable", "constant", "field", "property"]);
@@ -63,10 +63,7 @@ function bindingOf(symbols: SymbolRecord[], name: string, receiver: string | und
     return {
       kind: "ambiguous",
       reason: `${symbols.length} definitions of ${what} in scope and no evidence chooses one`,
-      candidates: symbols.map((symbol, i) => ({
-        symbol,
-        reason: `${start[i]}${receiver}' is not statically evident`,
-      })),
+      candidates: symbols.map((symbol, i) => new ReceiverCandidate(symbol, start[i], receiver)),
     };
   }
   return {
@@ -78,6 +75,28 @@ function bindingOf(symbols: SymbolRecord[], name: string, receiver: string | und
         `a ${symbol.kind} named '${name}' in ${symbol.repo}:${symbol.path}; no import binds '${name}' at the use`,
     })),
   };
+}
+
+/**
+ * A definition a use may mean when its receiver's type is not evident. Its reason is written
+ * when read: an answer reads the reasons of a few uses, while kept resolutions hold every use of a
+ * hub name, each with a hundred candidates (as strings, ~150 bytes each). Read in the isolate that
+ * made it: copied (spread, cloned, stringified), it would leave its reason behind.
+ */
+class ReceiverCandidate implements Candidate {
+  readonly symbol: SymbolRecord;
+  readonly #start: string;
+  readonly #receiver: string;
+
+  constructor(symbol: SymbolRecord, start: string, receiver: string) {
+    this.symbol = symbol;
+    this.#start = start;
+    this.#receiver = receiver;
+  }
+
+  get reason(): string {
+    return `${this.#start}${this.#receiver}' is not statically evident`;
+  }
 }
 
 /** Per list of fitting definitions (one name's, made once per request), each reason's start. */
