@@ -20,8 +20,9 @@ export const GENERATION_CACHE_WEIGHT = 150_000;
 
 /**
  * Resolutions kept at most in one isolate, weighed as one plus their candidates (an ambiguous
- * use of a hub name lists a hundred definitions, each with its reason): ~120k entries of
- * ~100-200 bytes, 12-24 MB at worst per query Worker.
+ * use of a hub name lists a hundred definitions, each with its reason — written when read for a
+ * member whose receiver's type is not evident, `ReceiverCandidate`): ~120k entries of ~100-200
+ * bytes, 12-24 MB at worst per query Worker.
  */
 export const KEPT_RESOLUTIONS_WEIGHT = 120_000;
 

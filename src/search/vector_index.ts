@@ -261,8 +261,8 @@ export function generationIndex(
  * are read into one buffer of `capacity` slots of the first vector's size (a vector of another
  * size, or past the capacity, is kept on its own). Each row read is dropped at once: a new
  * generation's index read every vector as a row of its own first, and at 134k chunks
- * (a 5M-line corpus) the rows alone raised a query Worker's resident memory by ~90 MB, which
- * it kept long after.
+ * (a 5M-line corpus) that raised a query Worker's resident memory by ~130 MB, ~80 MB of which
+ * it kept after a collection.
  */
 function stagedVectors(
   reader: TargetReader,
@@ -279,7 +279,8 @@ function stagedVectors(
       width = vector.byteLength;
       staged = new Uint8Array(width * Math.max(1, capacity));
     }
-    if (vector.byteLength === width && slots.size < capacity) {
+    // (A content hash comes once per model: `chunk_vectors_key` is unique.)
+    if (vector.byteLength === width && slots.size < capacity && !slots.has(hash)) {
       staged.set(vector, slots.size * width);
       slots.set(hash, slots.size);
     } else apart.set(hash, vector);

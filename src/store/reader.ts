@@ -819,6 +819,7 @@ export class TargetReader {
       return;
     }
     // Every vector, in batches by row id, all of one commit (`iterate` took ~60% longer).
+    const size = Math.max(1, batch);
     this.#snapshot(() => {
       for (let after = -1;;) {
         const rows = this.#arrays(
@@ -826,10 +827,10 @@ export class TargetReader {
             WHERE model = ? AND id > ? ORDER BY id LIMIT ?`,
           model,
           after,
-          batch,
+          size,
         );
         for (const [, hash, vector] of rows) visit(Number(hash), vector as Uint8Array);
-        if (rows.length < batch) return;
+        if (rows.length < size) return;
         after = Number(rows[rows.length - 1][0]);
       }
     });
