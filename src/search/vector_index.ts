@@ -261,8 +261,8 @@ export function generationIndex(
  * are read into one buffer of `capacity` slots of the first vector's size (a vector of another
  * size, or past the capacity, is kept on its own). Each row read is dropped at once: a new
  * generation's index read every vector as a row of its own first, and at 134k chunks
- * (a 5M-line corpus) that raised a query Worker's resident memory by ~130 MB, ~80 MB of which
- * it kept after a collection.
+ * (a 5M-line corpus) that raised a process's resident memory by ~130 MB, of which ~80 MB (the
+ * 33 MB index included) stayed after a collection.
  */
 function stagedVectors(
   reader: TargetReader,
